@@ -1,0 +1,4 @@
+//! Charts drawn with plotters, generic over the backend (SVG in the CLI and tests, canvas in the
+//! page), each from a small typed input.
+
+pub mod kinds;

@@ -1,0 +1,99 @@
+//! `kinetoscope info PATH...`: the overview of a trace.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use kinetoscope::analysis::overview::{overview, Overview};
+
+/// Options of `info`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Trace files or folders of per-rank traces (.json, .json.gz, rocprof CSV; detected by content).
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    json: bool,
+    /// Write an SVG chart of events per kind.
+    #[arg(long, value_name = "FILE.svg")]
+    plot: Option<PathBuf>,
+}
+
+/// Runs `info`.
+pub fn run(a: Args) -> Result<()> {
+    let trace = super::input::read_trace(&a.paths)?;
+    let ov = overview(&trace);
+    if let Some(p) = &a.plot {
+        let mut svg = String::new();
+        {
+            let root = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 480));
+            use plotters::prelude::IntoDrawingArea;
+            kinetoscope::chart::kinds::draw_kinds(&root.into_drawing_area(), &ov).map_err(anyhow::Error::msg)?;
+        }
+        std::fs::write(p, svg)?;
+    }
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        serde_json::to_writer_pretty(&mut out, &ov)?;
+        writeln!(out)?;
+    } else {
+        print_text(&mut out, &ov)?;
+    }
+    Ok(())
+}
+
+fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
+    writeln!(out, "{} events in {} rank(s)", thousands(ov.events), ov.ranks.len())?;
+    for r in &ov.ranks {
+        writeln!(out)?;
+        writeln!(out, "rank {}  {}  ({}, {} bytes{})", r.rank, r.file, r.format, thousands(r.bytes), if r.gzip_members > 0 { ", gzip" } else { "" })?;
+        for (k, v) in &r.version {
+            writeln!(out, "  {k:<18} {v}")?;
+        }
+        if let Some(d) = &r.distributed {
+            writeln!(out, "  {:<18} rank {:?} of {:?}, backend {:?}", "distributed", d.rank, d.world_size, d.backend.as_deref().unwrap_or("-"))?;
+        }
+        for d in &r.device_properties {
+            writeln!(out, "  {:<18} {} {}", "device", d.id.map(|i| i.to_string()).unwrap_or_default(), d.name.as_deref().unwrap_or("?"))?;
+        }
+        if !r.devices.is_empty() {
+            writeln!(out, "  {:<18} {:?}", "devices used", r.devices)?;
+        }
+        if !r.streams.is_empty() {
+            writeln!(out, "  {:<18} {:?}", "streams", r.streams)?;
+        }
+        if let Some(s) = &r.span_ns {
+            writeln!(out, "  {:<18} {:.3} ms ({} .. {} ns)", "time span", s.duration as f64 / 1e6, s.start, s.end)?;
+        }
+        if !r.steps.is_empty() {
+            writeln!(out, "  {:<18} {:?}", "profiler steps", r.steps)?;
+        }
+        writeln!(out, "  {:<18} {}  (rows kept: {}, threads: {})", "events", thousands(r.events), thousands(r.rows as u64), r.threads)?;
+        let mut kinds: Vec<_> = r.kinds.iter().collect();
+        kinds.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (k, v) in kinds {
+            writeln!(out, "    {k:<22} {:>12}", thousands(*v))?;
+        }
+    }
+    if !ov.warnings.is_empty() {
+        writeln!(out)?;
+        writeln!(out, "warnings:")?;
+        for w in &ov.warnings {
+            writeln!(out, "  {} × {}: {} (first at byte {} of {}: {})", w.count, serde_json::to_value(w.kind)?.as_str().unwrap_or(""), w.message, w.offset, w.file, w.detail)?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,26 @@
+//! The `kinetoscope` command line. Thin: parse arguments, read inputs, call an analysis, render.
+//! Exit codes: 0 success, 1 user error (bad input, bad arguments), 2 internal error.
+
+mod cli;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("kinetoscope: internal error: {info}");
+        eprintln!("kinetoscope: this is a bug; please report it with the command you ran");
+    }));
+    match std::panic::catch_unwind(cli::run) {
+        Ok(Ok(())) => ExitCode::SUCCESS,
+        Ok(Err(err)) => {
+            if let Some(e) = err.downcast_ref::<std::io::Error>() {
+                if e.kind() == std::io::ErrorKind::BrokenPipe {
+                    return ExitCode::SUCCESS;
+                }
+            }
+            eprintln!("kinetoscope: {err:#}");
+            ExitCode::from(1)
+        }
+        Err(_) => ExitCode::from(2),
+    }
+}

@@ -1,0 +1,234 @@
+//! The per-rank event table: one `Vec` per field (struct of arrays), strings interned.
+//!
+//! Metadata events (`ph: M`) are not rows: they fill the rank's process/thread names instead.
+//! Every other event the file contains is one row, in file order.
+
+use super::kind::{Kind, Phase};
+use super::strings::StrId;
+
+/// Row number inside one rank's [`EventTable`].
+pub type EventId = u32;
+
+/// "No row" in index columns.
+pub const NONE: EventId = u32::MAX;
+
+/// Bit flags per row.
+pub mod flags {
+    /// The event had a `dur` (or, for `B`, a matching `E` was found).
+    pub const HAS_DUR: u8 = 1;
+    /// The event had a `cat`.
+    pub const HAS_CAT: u8 = 2;
+    /// The event had a `ts`.
+    pub const HAS_TS: u8 = 4;
+}
+
+/// A process or thread id as written in the trace: an integer (`13006`, `-1`) or a string
+/// (`"13006(Python)"`, `"Traces"`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum IdValue {
+    /// Integer id.
+    Int(i64),
+    /// String id (interned).
+    Str(StrId),
+}
+
+/// Integer arguments kept sparsely (few events carry them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IntArg {
+    /// `args.bytes` (also spelled `size`): bytes moved by a memcpy/memset.
+    Bytes,
+    /// `args.device`: device index of a GPU event.
+    Device,
+    /// Flow/async `id` (numeric, or a hash of a string id).
+    FlowId,
+    /// `args.wait_on_stream` of a `Stream Wait Event`.
+    WaitOnStream,
+    /// `args.wait_on_cuda_event_record_corr_id`.
+    WaitOnEventRecordCorrelation,
+    /// `args["Record function id"]`.
+    RecordFunctionId,
+    /// `args["Ev Idx"]`.
+    EvIdx,
+    /// Paddle `args.start_time` in ns (parsed from `"1234.567 us"`).
+    PaddleStartNs,
+    /// Paddle `args.end_time` in ns.
+    PaddleEndNs,
+}
+
+/// Columns of one rank's events. All times are integer nanoseconds on the file's own clock
+/// (the µs `ts` of the file × 1000, exact).
+#[derive(Debug, Default, Clone)]
+pub struct EventTable {
+    /// Position of the event in the file's event array (0-based, counting every element
+    /// including metadata and empty `{}` placeholders). HTA calls this `index`.
+    pub index: Vec<u32>,
+    /// Phase letter.
+    pub phase: Vec<Phase>,
+    /// Kind decided from the category.
+    pub kind: Vec<Kind>,
+    /// Raw category string.
+    pub cat: Vec<StrId>,
+    /// Event name.
+    pub name: Vec<StrId>,
+    /// Start, ns.
+    pub ts: Vec<i64>,
+    /// Duration, ns (0 when the event has none; see `flags`).
+    pub dur: Vec<i64>,
+    /// Index into [`super::RankTrace::ids`] of the `pid`.
+    pub pid: Vec<u32>,
+    /// Index into [`super::RankTrace::ids`] of the `tid`.
+    pub tid: Vec<u32>,
+    /// `args.stream` (GPU stream/queue); -1 when absent or not an integer.
+    pub stream: Vec<i64>,
+    /// `args.correlation` (CUDA/HIP correlation id); -1 when absent.
+    pub correlation: Vec<i64>,
+    /// `args["External id"]` (operator ↔ kernel link); -1 when absent.
+    pub external_id: Vec<i64>,
+    /// Bit set of [`flags`].
+    pub flags: Vec<u8>,
+    /// Sparse integer arguments, sorted by event id.
+    pub int_args: Vec<(EventId, IntArg, i64)>,
+    /// Counter samples of `ph: C` events: (event, series name, value).
+    pub counters: Vec<(EventId, StrId, f64)>,
+}
+
+/// One event ready to be appended (the reader fills it, the table stores it).
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// See [`EventTable::index`].
+    pub index: u32,
+    /// Phase.
+    pub phase: Phase,
+    /// Kind.
+    pub kind: Kind,
+    /// Category.
+    pub cat: StrId,
+    /// Name.
+    pub name: StrId,
+    /// Start, ns.
+    pub ts: i64,
+    /// Duration, ns.
+    pub dur: i64,
+    /// pid index.
+    pub pid: u32,
+    /// tid index.
+    pub tid: u32,
+    /// Stream or -1.
+    pub stream: i64,
+    /// Correlation or -1.
+    pub correlation: i64,
+    /// External id or -1.
+    pub external_id: i64,
+    /// Flags.
+    pub flags: u8,
+}
+
+impl EventTable {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.ts.len()
+    }
+
+    /// Whether the table has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.ts.is_empty()
+    }
+
+    /// Reserves room for `n` more rows in every column.
+    pub fn reserve(&mut self, n: usize) {
+        self.index.reserve(n);
+        self.phase.reserve(n);
+        self.kind.reserve(n);
+        self.cat.reserve(n);
+        self.name.reserve(n);
+        self.ts.reserve(n);
+        self.dur.reserve(n);
+        self.pid.reserve(n);
+        self.tid.reserve(n);
+        self.stream.reserve(n);
+        self.correlation.reserve(n);
+        self.external_id.reserve(n);
+        self.flags.reserve(n);
+    }
+
+    /// Appends a row and returns its id.
+    pub fn push(&mut self, e: NewEvent) -> EventId {
+        let id = self.ts.len() as EventId;
+        self.index.push(e.index);
+        self.phase.push(e.phase);
+        self.kind.push(e.kind);
+        self.cat.push(e.cat);
+        self.name.push(e.name);
+        self.ts.push(e.ts);
+        self.dur.push(e.dur);
+        self.pid.push(e.pid);
+        self.tid.push(e.tid);
+        self.stream.push(e.stream);
+        self.correlation.push(e.correlation);
+        self.external_id.push(e.external_id);
+        self.flags.push(e.flags);
+        id
+    }
+
+    /// Removes the last row (used when an event turns out to be invalid after it was added).
+    pub fn pop(&mut self) {
+        if self.ts.is_empty() {
+            return;
+        }
+        let id = (self.ts.len() - 1) as EventId;
+        self.index.pop();
+        self.phase.pop();
+        self.kind.pop();
+        self.cat.pop();
+        self.name.pop();
+        self.ts.pop();
+        self.dur.pop();
+        self.pid.pop();
+        self.tid.pop();
+        self.stream.pop();
+        self.correlation.pop();
+        self.external_id.pop();
+        self.flags.pop();
+        while self.int_args.last().is_some_and(|a| a.0 == id) {
+            self.int_args.pop();
+        }
+        while self.counters.last().is_some_and(|a| a.0 == id) {
+            self.counters.pop();
+        }
+    }
+
+    /// Releases unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.index.shrink_to_fit();
+        self.phase.shrink_to_fit();
+        self.kind.shrink_to_fit();
+        self.cat.shrink_to_fit();
+        self.name.shrink_to_fit();
+        self.ts.shrink_to_fit();
+        self.dur.shrink_to_fit();
+        self.pid.shrink_to_fit();
+        self.tid.shrink_to_fit();
+        self.stream.shrink_to_fit();
+        self.correlation.shrink_to_fit();
+        self.external_id.shrink_to_fit();
+        self.flags.shrink_to_fit();
+        self.int_args.shrink_to_fit();
+        self.counters.shrink_to_fit();
+    }
+
+    /// Whether row `e` has a duration.
+    pub fn has_dur(&self, e: EventId) -> bool {
+        self.flags[e as usize] & flags::HAS_DUR != 0
+    }
+
+    /// End time (ts + dur) of row `e`, ns.
+    pub fn end(&self, e: EventId) -> i64 {
+        self.ts[e as usize] + self.dur[e as usize]
+    }
+
+    /// The value of a sparse integer argument of row `e`.
+    pub fn int_arg(&self, e: EventId, arg: IntArg) -> Option<i64> {
+        let start = self.int_args.partition_point(|a| a.0 < e);
+        self.int_args[start..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
+    }
+}

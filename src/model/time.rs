@@ -1,0 +1,205 @@
+//! Exact decimal → integer-nanosecond conversion.
+//!
+//! Trace files write times as decimal text in microseconds (`"ts": 1795388036039728.123`) or as
+//! strings with a unit (`"1234.567 us"`). Going through `f64` loses nanoseconds once a µs value
+//! has more than ~15 significant digits (absolute Unix-epoch µs already have 16), so the text is
+//! converted digit by digit. Digits below 1 ns are rounded to nearest, ties away from zero.
+
+/// Why a decimal text could not be converted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeError {
+    /// Not a decimal number (`-?digits(.digits)?([eE][+-]?digits)?`).
+    NotANumber,
+    /// Outside the ±9.2e18 ns (±292 years) range of `i64`.
+    OutOfRange,
+}
+
+/// Returns `round(value × 10^pow10)` for a JSON-style decimal `text`, e.g. `pow10 = 3` turns µs
+/// into ns. Rounds to nearest, ties away from zero.
+pub fn decimal_scaled(text: &[u8], pow10: i32) -> Result<i64, TimeError> {
+    let mut i = 0;
+    let neg = match text.first() {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let mut mantissa: i128 = 0;
+    let mut digits = 0u32; // significant digits kept in `mantissa`
+    let mut dropped_exp: i32 = 0; // integer digits dropped because mantissa was full
+    let mut frac_len: i32 = 0;
+    let mut any_digit = false;
+    // Digits beyond 36 cannot change an i64 result but could overflow i128; they are dropped.
+    while i < text.len() && text[i].is_ascii_digit() {
+        any_digit = true;
+        push_digit(text[i], &mut mantissa, &mut digits, &mut dropped_exp, false);
+        i += 1;
+    }
+    if i < text.len() && text[i] == b'.' {
+        i += 1;
+        while i < text.len() && text[i].is_ascii_digit() {
+            any_digit = true;
+            if push_digit(text[i], &mut mantissa, &mut digits, &mut dropped_exp, true) {
+                frac_len += 1;
+            }
+            i += 1;
+        }
+    }
+    if !any_digit {
+        return Err(TimeError::NotANumber);
+    }
+    let mut exp: i32 = 0;
+    if i < text.len() && (text[i] == b'e' || text[i] == b'E') {
+        i += 1;
+        let mut eneg = false;
+        if i < text.len() && (text[i] == b'+' || text[i] == b'-') {
+            eneg = text[i] == b'-';
+            i += 1;
+        }
+        let start = i;
+        while i < text.len() && text[i].is_ascii_digit() {
+            exp = exp.saturating_mul(10).saturating_add((text[i] - b'0') as i32);
+            i += 1;
+        }
+        if i == start {
+            return Err(TimeError::NotANumber);
+        }
+        if eneg {
+            exp = -exp;
+        }
+    }
+    if i != text.len() {
+        return Err(TimeError::NotANumber);
+    }
+    // value = mantissa × 10^(shift) (+ the dropped digits)
+    let shift = exp.saturating_add(pow10).saturating_add(dropped_exp).saturating_sub(frac_len);
+    let value = if mantissa == 0 {
+        0
+    } else if shift >= 0 {
+        if shift > 38 {
+            return Err(TimeError::OutOfRange);
+        }
+        mantissa.checked_mul(10i128.pow(shift as u32)).ok_or(TimeError::OutOfRange)?
+    } else {
+        let div_exp = -shift;
+        if div_exp > 38 {
+            0
+        } else {
+            let div = 10i128.pow(div_exp as u32);
+            // round to nearest, ties away from zero (mantissa is non-negative here)
+            let (q, r) = (mantissa / div, mantissa % div);
+            q + i128::from(r * 2 >= div)
+        }
+    };
+    let value = if neg { -value } else { value };
+    i64::try_from(value).map_err(|_| TimeError::OutOfRange)
+}
+
+/// Appends one digit; returns whether it was kept (fraction digits past the precision are not).
+fn push_digit(
+    d: u8,
+    mantissa: &mut i128,
+    digits: &mut u32,
+    dropped_exp: &mut i32,
+    is_fraction: bool,
+) -> bool {
+    let v = (d - b'0') as i128;
+    if *digits == 0 && v == 0 {
+        // leading zeros carry no precision
+        return true;
+    }
+    if *digits < 36 {
+        *mantissa = *mantissa * 10 + v;
+        *digits += 1;
+        true
+    } else {
+        if !is_fraction {
+            *dropped_exp += 1;
+        }
+        false
+    }
+}
+
+/// Microseconds (JSON decimal text) to nanoseconds.
+pub fn us_text_to_ns(text: &[u8]) -> Result<i64, TimeError> {
+    decimal_scaled(text, 3)
+}
+
+/// Parses a time string with a unit, as PaddlePaddle writes it: `"1234.567 us"`, `"12.3 ms"`,
+/// `"5 ns"`, `"1.5 s"`. A bare number is taken as µs.
+pub fn with_unit_to_ns(text: &str) -> Result<i64, TimeError> {
+    let t = text.trim();
+    let (num, pow10) = if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
+        (n, 3)
+    } else if let Some(n) = t.strip_suffix("ns") {
+        (n, 0)
+    } else if let Some(n) = t.strip_suffix("ms") {
+        (n, 6)
+    } else if let Some(n) = t.strip_suffix('s') {
+        (n, 9)
+    } else {
+        (t, 3)
+    };
+    decimal_scaled(num.trim().as_bytes(), pow10)
+}
+
+/// Formats nanoseconds as microseconds with up to three decimals, trailing zeros removed
+/// (`1500` → `"1.5"`). For display and CSV only.
+pub fn ns_to_us_string(ns: i64) -> String {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let (int, frac) = (a / 1000, a % 1000);
+    if frac == 0 {
+        format!("{sign}{int}")
+    } else {
+        let f = format!("{frac:03}");
+        format!("{sign}{int}.{}", f.trim_end_matches('0'))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_microseconds() {
+        assert_eq!(us_text_to_ns(b"1795388036039728.123"), Ok(1_795_388_036_039_728_123));
+        assert_eq!(us_text_to_ns(b"9197.396"), Ok(9_197_396));
+        assert_eq!(us_text_to_ns(b"0"), Ok(0));
+        assert_eq!(us_text_to_ns(b"-3.5"), Ok(-3_500));
+        assert_eq!(us_text_to_ns(b"1.5e3"), Ok(1_500_000));
+        assert_eq!(us_text_to_ns(b"2E-3"), Ok(2));
+        assert_eq!(us_text_to_ns(b"0.0005"), Ok(1)); // tie → away from zero
+        assert_eq!(us_text_to_ns(b"0.0004"), Ok(0));
+        assert_eq!(us_text_to_ns(b"-0.0005"), Ok(-1));
+        assert_eq!(us_text_to_ns(b"1.0005"), Ok(1001));
+        assert_eq!(us_text_to_ns(b"12.34567"), Ok(12_346));
+        assert_eq!(us_text_to_ns(b"000012.000"), Ok(12_000));
+    }
+
+    #[test]
+    fn rejects_garbage_and_overflow() {
+        assert_eq!(us_text_to_ns(b""), Err(TimeError::NotANumber));
+        assert_eq!(us_text_to_ns(b"abc"), Err(TimeError::NotANumber));
+        assert_eq!(us_text_to_ns(b"1.2.3"), Err(TimeError::NotANumber));
+        assert_eq!(us_text_to_ns(b"1e"), Err(TimeError::NotANumber));
+        assert_eq!(us_text_to_ns(b"1e30"), Err(TimeError::OutOfRange));
+        assert_eq!(us_text_to_ns(b"99999999999999999999"), Err(TimeError::OutOfRange));
+    }
+
+    #[test]
+    fn units() {
+        assert_eq!(with_unit_to_ns("2684054.000 us"), Ok(2_684_054_000));
+        assert_eq!(with_unit_to_ns("12.3 ms"), Ok(12_300_000));
+        assert_eq!(with_unit_to_ns("7 ns"), Ok(7));
+        assert_eq!(with_unit_to_ns("1.5 s"), Ok(1_500_000_000));
+        assert_eq!(ns_to_us_string(1_500), "1.5");
+        assert_eq!(ns_to_us_string(-2_000), "-2");
+        assert_eq!(ns_to_us_string(1_001), "1.001");
+    }
+}

@@ -1,0 +1,487 @@
+//! Chrome Trace Event Format reader: turns one event object at a time into model rows.
+//!
+//! Supports what PyTorch's profiler (Kineto) wrote from 2020 to today and its relatives:
+//! * phases `X` (complete), `B`/`E` (paired per thread into one row), `i`/`I`, `C` (counter
+//!   samples from `args`), `M` (process/thread names; not stored as rows), flows `s`/`t`/`f`,
+//!   async `b`/`e`/`n`;
+//! * `ts`/`dur` in µs as integers, decimals (exact to the ns) or strings (rocprof v1);
+//! * `pid`/`tid` as integers (negative too) or strings (`"13006(Python)"`, `"Traces"`);
+//! * args spelling drift: `External id`/`external id`, `correlation`/`cid`, `bytes`/`size`;
+//! * top-level `schemaVersion`, `displayTimeUnit`, `baseTimeNanoseconds`, `distributedInfo`,
+//!   `deviceProperties` (or `computeProperties`), `traceName`.
+//!
+//! Spec: <https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU>.
+//! Kineto's writer: `libkineto/src/output_json.cpp`. Which file shows which variant:
+//! `../shared/traces/MANIFEST.md`.
+
+use std::borrow::Cow;
+
+use rustc_hash::{FxHashMap, FxHasher};
+
+use super::json::{array_elements, JVal, ObjectReader};
+use super::scan::ScanSink;
+use crate::error::{excerpt, WarningKind};
+use crate::model::events::flags;
+use crate::model::time::{us_text_to_ns, with_unit_to_ns};
+use crate::model::{DeviceProperties, DistributedInfo, EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
+
+/// Hints gathered while reading that decide which flavor of Chrome JSON this was.
+#[derive(Debug, Default, Clone)]
+pub struct FlavorHints {
+    /// PaddlePaddle markers seen (top-level `ExtraInfo`/`span_index`, `ProfileStep` cat).
+    pub paddle: bool,
+    /// `ts` given as a string (rocprof v1).
+    pub string_times: bool,
+    /// Kineto categories seen.
+    pub kineto: bool,
+}
+
+/// Reading state for one Chrome-trace file.
+#[derive(Default)]
+pub struct ChromeState {
+    /// Open `B` events per (pid, tid).
+    open: FxHashMap<(u32, u32), Vec<EventId>>,
+    /// Flavor hints.
+    pub hints: FlavorHints,
+    /// Cached kind per category id.
+    kinds: FxHashMap<u32, Kind>,
+}
+
+/// A [`ScanSink`] writing into a rank.
+pub struct ChromeSink<'a> {
+    /// State that survives between chunks.
+    pub st: &'a mut ChromeState,
+    /// The rank being built.
+    pub rank: &'a mut RankTrace,
+    /// File name for warnings.
+    pub file: &'a str,
+}
+
+/// Fields of one event as found in its object.
+#[derive(Default)]
+struct Fields<'a> {
+    ph: Option<Cow<'a, str>>,
+    name: Option<JVal<'a>>,
+    cat: Option<Cow<'a, str>>,
+    ts: Option<JVal<'a>>,
+    dur: Option<JVal<'a>>,
+    pid: Option<JVal<'a>>,
+    tid: Option<JVal<'a>>,
+    id: Option<JVal<'a>>,
+    args: Option<&'a [u8]>,
+}
+
+fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
+    match v {
+        JVal::Num(t) => match super::json::parse_int(t) {
+            Some(i) => IdValue::Int(i),
+            None => IdValue::Str(strings.intern(&String::from_utf8_lossy(t))),
+        },
+        JVal::Str(s) => IdValue::Str(strings.intern(s)),
+        _ => IdValue::Str(Strings::EMPTY),
+    }
+}
+
+/// Numeric flow id: integers as is, `"0x1f"` as hex, other strings hashed.
+fn flow_id(v: &JVal<'_>) -> i64 {
+    if let Some(i) = v.as_i64() {
+        return i;
+    }
+    if let JVal::Str(s) = v {
+        if let Some(h) = s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
+            if let Ok(i) = u64::from_str_radix(h, 16) {
+                return i as i64;
+            }
+        }
+        use std::hash::Hasher;
+        let mut h = FxHasher::default();
+        h.write(s.as_bytes());
+        return (h.finish() >> 1) as i64;
+    }
+    -1
+}
+
+impl ChromeSink<'_> {
+    fn time(&mut self, v: &JVal<'_>, field: &str, offset: u64) -> Option<i64> {
+        let r = match v {
+            JVal::Num(t) => us_text_to_ns(t),
+            JVal::Str(s) => {
+                self.st.hints.string_times = true;
+                us_text_to_ns(s.trim().as_bytes())
+            }
+            _ => {
+                self.warn(WarningKind::IllTypedField, offset, format!("\"{field}\" is {}, expected a number", v.type_name()));
+                return None;
+            }
+        };
+        match r {
+            Ok(ns) => Some(ns),
+            Err(e) => {
+                let shown = match v {
+                    JVal::Num(t) => String::from_utf8_lossy(t).into_owned(),
+                    JVal::Str(s) => s.to_string(),
+                    _ => String::new(),
+                };
+                self.warn(WarningKind::IllTypedField, offset, format!("\"{field}\": {shown:?} is not a time in µs ({e:?})"));
+                None
+            }
+        }
+    }
+
+    fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
+        let file = self.file;
+        self.rank.warnings.add(kind, file, offset, || detail);
+    }
+
+    fn count(&mut self, kind: Kind, cat: Option<&str>, ph: Option<&str>) {
+        let c = &mut self.rank.counts;
+        *c.kinds.entry(kind.as_str().to_string()).or_default() += 1;
+        if let Some(cat) = cat {
+            if let Some(n) = c.categories.get_mut(cat) {
+                *n += 1;
+            } else {
+                c.categories.insert(cat.to_string(), 1);
+            }
+        }
+        let ph = ph.unwrap_or("?");
+        if let Some(n) = c.phases.get_mut(ph) {
+            *n += 1;
+        } else {
+            c.phases.insert(ph.to_string(), 1);
+        }
+    }
+
+    fn read_fields<'b>(&mut self, bytes: &'b [u8], offset: u64) -> Result<Fields<'b>, (usize, &'static str)> {
+        let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
+        let mut f = Fields::default();
+        while let Some((k, v)) = r.next_entry().map_err(|e| (e.at, e.expected))? {
+            match &*k {
+                "ph" => {
+                    if let JVal::Str(s) = v {
+                        f.ph = Some(s)
+                    }
+                }
+                "name" => f.name = Some(v),
+                "cat" => match v {
+                    JVal::Str(s) => f.cat = Some(s),
+                    other => self.warn(WarningKind::IllTypedField, offset, format!("\"cat\" is {}, expected a string", other.type_name())),
+                },
+                "ts" => f.ts = Some(v),
+                "dur" => f.dur = Some(v),
+                "pid" => f.pid = Some(v),
+                "tid" => f.tid = Some(v),
+                "id" => f.id = Some(v),
+                "args" => {
+                    if let JVal::Object(a) = v {
+                        f.args = Some(a)
+                    }
+                }
+                _ => {}
+            }
+        }
+        if r.invalid_utf8 {
+            self.warn(WarningKind::InvalidUtf8, offset, "in an event".into());
+        }
+        if r.stray_comma {
+            self.warn(WarningKind::StrayComma, offset, "inside an event object".into());
+        }
+        Ok(f)
+    }
+
+    fn kind_of(&mut self, cat: crate::model::StrId, cat_text: &str) -> Kind {
+        if let Some(&k) = self.st.kinds.get(&cat.0) {
+            return k;
+        }
+        let k = Kind::from_cat(cat_text);
+        match cat_text {
+            "ProfileStep" | "DygraphKernelLaunch" | "OperatorInner" | "UserDefined" | "CudaRuntime" => self.st.hints.paddle = true,
+            "cpu_op" | "kernel" | "cuda_runtime" | "Operator" | "Runtime" | "Kernel" | "ac2g" | "user_annotation" | "gpu_memcpy" => {
+                self.st.hints.kineto = true
+            }
+            _ => {}
+        }
+        self.st.kinds.insert(cat.0, k);
+        k
+    }
+
+    fn metadata(&mut self, name: &str, pid: u32, tid: u32, args: Option<&[u8]>) {
+        let Some(args) = args else { return };
+        let Ok(mut r) = ObjectReader::new(args) else { return };
+        while let Ok(Some((k, v))) = r.next_entry() {
+            if k == "name" {
+                if let JVal::Str(s) = v {
+                    match name {
+                        "process_name" => {
+                            self.rank.process_names.insert(pid, s.into_owned());
+                        }
+                        "thread_name" => {
+                            self.rank.thread_names.insert((pid, tid), s.into_owned());
+                        }
+                        _ => {}
+                    }
+                }
+                return;
+            }
+        }
+    }
+
+    /// Reads the args the model keeps; returns (stream, correlation, external id).
+    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64) {
+        let (mut stream, mut corr, mut ext) = (-1, -1, -1);
+        let Ok(mut r) = ObjectReader::new(args) else {
+            self.warn(WarningKind::MalformedEvent, offset, "\"args\" is not an object".into());
+            return (stream, corr, ext);
+        };
+        loop {
+            let (k, v) = match r.next_entry() {
+                Ok(Some(kv)) => kv,
+                Ok(None) => break,
+                Err(err) => {
+                    self.warn(WarningKind::MalformedEvent, offset, format!("in \"args\": expected {} at +{}", err.expected, err.at));
+                    break;
+                }
+            };
+            let ev = &mut self.rank.events;
+            if phase == Phase::Counter {
+                if let Some(x) = v.as_f64() {
+                    let series = self.rank.strings.intern(&k);
+                    ev.counters.push((e, series, x));
+                }
+                continue;
+            }
+            match &*k {
+                "stream" => stream = v.as_i64().unwrap_or(-1),
+                "correlation" | "cid" | "correlation_id" => corr = v.as_i64().unwrap_or(-1),
+                "External id" | "external id" | "External ID" => ext = v.as_i64().unwrap_or(-1),
+                "bytes" => push_int(ev, e, IntArg::Bytes, &v),
+                "size" if matches!(kind, Kind::Memcpy | Kind::Memset) => push_int(ev, e, IntArg::Bytes, &v),
+                "device" => push_int(ev, e, IntArg::Device, &v),
+                "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
+                "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
+                "Record function id" => push_int(ev, e, IntArg::RecordFunctionId, &v),
+                "Ev Idx" => push_int(ev, e, IntArg::EvIdx, &v),
+                "start_time" | "end_time" => {
+                    if let JVal::Str(s) = &v {
+                        if let Ok(ns) = with_unit_to_ns(s) {
+                            let which = if &*k == "start_time" { IntArg::PaddleStartNs } else { IntArg::PaddleEndNs };
+                            ev.int_args.push((e, which, ns));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+        if r.invalid_utf8 {
+            self.warn(WarningKind::InvalidUtf8, offset, "in \"args\"".into());
+        }
+        (stream, corr, ext)
+    }
+}
+
+fn push_int(ev: &mut crate::model::EventTable, e: EventId, arg: IntArg, v: &JVal<'_>) {
+    if let Some(x) = v.as_i64() {
+        ev.int_args.push((e, arg, x));
+    }
+}
+
+impl ScanSink for ChromeSink<'_> {
+    fn meta(&mut self, key: &str, value: &[u8], offset: u64) {
+        let m = &mut self.rank.meta;
+        m.top_level_keys.push(key.to_string());
+        let scalar = || -> Option<JVal<'_>> {
+            let wrapped = [b"{\"v\":".as_slice(), value, b"}"].concat();
+            let mut r = ObjectReader::new(&wrapped).ok()?;
+            let (_, v) = r.next_entry().ok()??;
+            Some(match v {
+                JVal::Str(s) => JVal::Str(Cow::Owned(s.into_owned())),
+                JVal::Num(t) => JVal::Str(Cow::Owned(String::from_utf8_lossy(t).into_owned())),
+                JVal::Bool(b) => JVal::Bool(b),
+                _ => JVal::Null,
+            })
+        };
+        let text = || match scalar() {
+            Some(JVal::Str(s)) => Some(s.into_owned()),
+            _ => None,
+        };
+        match key {
+            "schemaVersion" => m.schema_version = text(),
+            "displayTimeUnit" => m.display_time_unit = text(),
+            "traceName" => m.trace_name = text(),
+            "baseTimeNanoseconds" => m.base_time_ns = text().and_then(|t| super::json::parse_int(t.as_bytes())),
+            "span_index" | "ExtraInfo" => self.st.hints.paddle = true,
+            "distributedInfo" => {
+                let mut d = DistributedInfo::default();
+                match ObjectReader::new(value) {
+                    Ok(mut r) => {
+                        while let Ok(Some((k, v))) = r.next_entry() {
+                            match &*k {
+                                "rank" => d.rank = v.as_i64(),
+                                "world_size" => d.world_size = v.as_i64(),
+                                "backend" => {
+                                    if let JVal::Str(s) = v {
+                                        d.backend = Some(s.into_owned())
+                                    }
+                                }
+                                _ => {}
+                            }
+                        }
+                        self.rank.meta.distributed = Some(d);
+                    }
+                    Err(_) => self.warn(WarningKind::BadMetadata, offset, "\"distributedInfo\" is not an object".into()),
+                }
+            }
+            "deviceProperties" | "computeProperties" => match array_elements(value) {
+                Ok(items) => {
+                    for it in items {
+                        let JVal::Object(o) = it else { continue };
+                        let Ok(mut r) = ObjectReader::new(o) else { continue };
+                        let mut d = DeviceProperties::default();
+                        let (mut major, mut minor) = (None, None);
+                        while let Ok(Some((k, v))) = r.next_entry() {
+                            match &*k {
+                                "id" => d.id = v.as_i64(),
+                                "name" => {
+                                    if let JVal::Str(s) = v {
+                                        d.name = Some(s.into_owned())
+                                    }
+                                }
+                                "totalGlobalMem" => d.total_global_mem = v.as_i64(),
+                                "computeMajor" => major = v.as_i64(),
+                                "computeMinor" => minor = v.as_i64(),
+                                "numSms" => d.num_sms = v.as_i64(),
+                                _ => {}
+                            }
+                        }
+                        if let (Some(a), Some(b)) = (major, minor) {
+                            d.compute = Some(format!("{a}.{b}"));
+                        }
+                        self.rank.meta.devices.push(d);
+                    }
+                }
+                Err(_) => self.warn(WarningKind::BadMetadata, offset, format!("\"{key}\" is not an array: {}", excerpt(value))),
+            },
+            _ => {}
+        }
+    }
+
+    fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
+        // `{}` placeholders (Paddle's trailing event, rocprof v1's first) are not events.
+        if bytes.len() <= 64 && bytes[1..bytes.len() - 1].iter().all(|c| c.is_ascii_whitespace()) {
+            self.rank.counts.empty_placeholders += 1;
+            return;
+        }
+        self.rank.counts.events += 1;
+        let f = match self.read_fields(bytes, offset) {
+            Ok(f) => f,
+            Err((at, expected)) => {
+                self.count(Kind::Other, None, None);
+                self.warn(WarningKind::MalformedEvent, offset + at as u64, format!("expected {expected} at byte {}, found {}", offset + at as u64, excerpt(&bytes[at.min(bytes.len())..])));
+                return;
+            }
+        };
+        let ph_letter = f.ph.as_deref().and_then(|p| p.bytes().next()).unwrap_or(b'?');
+        let phase = Phase::from_letter(ph_letter);
+        let rank = &mut *self.rank;
+        let (cat_id, kind) = match &f.cat {
+            Some(c) => {
+                let id = rank.strings.intern(c);
+                (id, self.kind_of(id, c))
+            }
+            None => (Strings::EMPTY, Kind::from_phase_only(ph_letter)),
+        };
+        self.count(kind, f.cat.as_deref(), f.ph.as_deref());
+        let rank = &mut *self.rank;
+        let name = match &f.name {
+            Some(JVal::Str(s)) => rank.strings.intern(s),
+            Some(JVal::Num(t)) => rank.strings.intern(&String::from_utf8_lossy(t)),
+            _ => Strings::EMPTY,
+        };
+        let pid_v = f.pid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
+        let tid_v = f.tid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
+        let pid = rank.ids.intern(pid_v);
+        let tid = rank.ids.intern(tid_v);
+        if phase == Phase::Metadata {
+            let n = self.rank.strings.get(name).to_string();
+            self.metadata(&n, pid, tid, f.args);
+            return;
+        }
+        let Some(ts_v) = f.ts.as_ref() else {
+            self.warn(WarningKind::MissingField, offset, format!("event \"{}\" (ph {}) has no \"ts\"", self.rank.strings.get(name), ph_letter as char));
+            return;
+        };
+        let Some(ts) = self.time(ts_v, "ts", offset) else { return };
+        let mut fl = flags::HAS_TS;
+        if f.cat.is_some() {
+            fl |= flags::HAS_CAT;
+        }
+        let mut dur = 0;
+        if let Some(d) = f.dur.as_ref() {
+            if let Some(d) = self.time(d, "dur", offset) {
+                if d < 0 {
+                    self.warn(WarningKind::NegativeDuration, offset, format!("dur {d} ns"));
+                } else {
+                    dur = d;
+                }
+                fl |= flags::HAS_DUR;
+            }
+        }
+        if phase == Phase::End {
+            match self.st.open.get_mut(&(pid, tid)).and_then(|s| s.pop()) {
+                Some(b) => {
+                    let ev = &mut self.rank.events;
+                    let d = ts - ev.ts[b as usize];
+                    ev.dur[b as usize] = d.max(0);
+                    ev.flags[b as usize] |= flags::HAS_DUR;
+                }
+                None => self.warn(WarningKind::UnmatchedEnd, offset, format!("'E' of \"{}\"", self.rank.strings.get(name))),
+            }
+            return;
+        }
+        let e = self.rank.events.push(NewEvent {
+            index,
+            phase,
+            kind,
+            cat: cat_id,
+            name,
+            ts,
+            dur,
+            pid,
+            tid,
+            stream: -1,
+            correlation: -1,
+            external_id: -1,
+            flags: fl,
+        });
+        if let Some(id) = &f.id {
+            self.rank.events.int_args.push((e, IntArg::FlowId, flow_id(id)));
+        }
+        if let Some(a) = f.args {
+            let (s, c, x) = self.args(e, kind, phase, a, offset);
+            let ev = &mut self.rank.events;
+            ev.stream[e as usize] = s;
+            ev.correlation[e as usize] = c;
+            ev.external_id[e as usize] = x;
+        }
+        if phase == Phase::Begin {
+            self.st.open.entry((pid, tid)).or_default().push(e);
+        }
+    }
+
+    fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
+        ChromeSink::warn(self, kind, offset, detail);
+    }
+}
+
+impl ChromeState {
+    /// Finishes a rank: warns about unclosed `B` events and sorts the sparse args.
+    pub fn finish(&mut self, rank: &mut RankTrace, file: &str) {
+        let unclosed: usize = self.open.values().map(|v| v.len()).sum();
+        if unclosed > 0 {
+            for _ in 0..unclosed {
+                rank.warnings.add(WarningKind::UnclosedBegin, file, 0, || "a 'B' event without 'E'".into());
+            }
+        }
+        self.open.clear();
+        rank.events.int_args.sort_by_key(|a| a.0);
+    }
+}

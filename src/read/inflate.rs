@@ -1,0 +1,297 @@
+//! Push-based gzip inflation: compressed chunks in, decompressed chunks out, never the whole
+//! file in memory. Handles several concatenated gzip members (as `cat a.gz b.gz` or pigz
+//! produce), checks each member's CRC-32 and length, and reports a corrupt stream with the
+//! compressed byte offset.
+//!
+//! Format: RFC 1952 (gzip member = header, raw DEFLATE, CRC32 + ISIZE trailer).
+
+use miniz_oxide::inflate::stream::{inflate, InflateState};
+use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
+
+use crate::error::ReadError;
+
+const OUT_CHUNK: usize = 256 * 1024;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stage {
+    Header,
+    Body,
+    Trailer,
+    /// Between members: zero padding or the next header.
+    Between,
+    /// Garbage after the last member; everything further is ignored.
+    Ignoring,
+}
+
+/// Whether `prefix` starts like gzip (magic `1f 8b`).
+pub fn is_gzip(prefix: &[u8]) -> bool {
+    prefix.len() >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b
+}
+
+/// A streaming gzip decoder.
+pub struct GzipInflater {
+    state: Box<InflateState>,
+    stage: Stage,
+    /// Bytes of a header or trailer split across input chunks.
+    pending: Vec<u8>,
+    out: Vec<u8>,
+    crc: crc32fast::Hasher,
+    member_len: u64,
+    /// Compressed bytes consumed so far.
+    consumed: u64,
+    /// Members completed.
+    pub members: u32,
+    /// Set when bytes that are not gzip follow the last member.
+    pub trailing_garbage_at: Option<u64>,
+}
+
+impl Default for GzipInflater {
+    fn default() -> Self {
+        GzipInflater {
+            state: InflateState::new_boxed(DataFormat::Raw),
+            stage: Stage::Header,
+            pending: Vec::new(),
+            out: vec![0; OUT_CHUNK],
+            crc: crc32fast::Hasher::new(),
+            member_len: 0,
+            consumed: 0,
+            members: 0,
+            trailing_garbage_at: None,
+        }
+    }
+}
+
+/// Length of a complete gzip header at the start of `b`, `Ok(None)` if more bytes are needed.
+fn header_len(b: &[u8], at: u64) -> Result<Option<usize>, ReadError> {
+    if b.len() < 10 {
+        return Ok(None);
+    }
+    if b[0] != 0x1f || b[1] != 0x8b {
+        return Err(ReadError::new(at, "a gzip member header (1f 8b)", crate::error::excerpt(&b[..2])));
+    }
+    if b[2] != 8 {
+        return Err(ReadError::new(at + 2, "gzip compression method 8 (deflate)", format!("method {}", b[2])));
+    }
+    let flg = b[3];
+    let mut i = 10;
+    if flg & 0x04 != 0 {
+        if b.len() < i + 2 {
+            return Ok(None);
+        }
+        i += 2 + u16::from_le_bytes([b[i], b[i + 1]]) as usize;
+    }
+    for bit in [0x08u8, 0x10] {
+        if flg & bit != 0 {
+            match b.get(i..).and_then(|r| r.iter().position(|&c| c == 0)) {
+                Some(p) => i += p + 1,
+                None => return Ok(None),
+            }
+        }
+    }
+    if flg & 0x02 != 0 {
+        i += 2;
+    }
+    Ok(if b.len() >= i { Some(i) } else { None })
+}
+
+impl GzipInflater {
+    /// Compressed bytes consumed so far.
+    pub fn consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Feeds compressed bytes; decompressed bytes go to `sink`.
+    pub fn push(
+        &mut self,
+        mut input: &[u8],
+        sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>,
+    ) -> Result<(), ReadError> {
+        while !input.is_empty() {
+            match self.stage {
+                Stage::Ignoring => {
+                    self.consumed += input.len() as u64;
+                    return Ok(());
+                }
+                Stage::Between => {
+                    // zero padding is allowed between/after members
+                    let zeros = input.iter().take_while(|&&c| c == 0).count();
+                    self.consumed += zeros as u64;
+                    input = &input[zeros..];
+                    if input.is_empty() {
+                        return Ok(());
+                    }
+                    if input[0] != 0x1f || (input.len() > 1 && input[1] != 0x8b) {
+                        self.trailing_garbage_at = Some(self.consumed);
+                        self.stage = Stage::Ignoring;
+                        continue;
+                    }
+                    self.stage = Stage::Header;
+                }
+                Stage::Header => {
+                    let start = self.pending.len();
+                    self.pending.extend_from_slice(&input[..input.len().min(64 * 1024)]);
+                    match header_len(&self.pending, self.consumed - start as u64)? {
+                        None => {
+                            let took = self.pending.len() - start;
+                            self.consumed += took as u64;
+                            input = &input[took..];
+                        }
+                        Some(h) => {
+                            let took = h - start;
+                            self.consumed += took as u64;
+                            input = &input[took..];
+                            self.pending.clear();
+                            self.state.reset(DataFormat::Raw);
+                            self.crc = crc32fast::Hasher::new();
+                            self.member_len = 0;
+                            self.stage = Stage::Body;
+                        }
+                    }
+                }
+                Stage::Body => {
+                    let r = inflate(&mut self.state, input, &mut self.out, MZFlush::None);
+                    if r.bytes_written > 0 {
+                        let data = &self.out[..r.bytes_written];
+                        self.crc.update(data);
+                        self.member_len += r.bytes_written as u64;
+                        sink(data)?;
+                    }
+                    self.consumed += r.bytes_consumed as u64;
+                    input = &input[r.bytes_consumed..];
+                    match r.status {
+                        Ok(MZStatus::StreamEnd) => self.stage = Stage::Trailer,
+                        Ok(_) => {}
+                        Err(MZError::Buf) => {
+                            if r.bytes_consumed == 0 && r.bytes_written == 0 {
+                                break;
+                            }
+                        }
+                        Err(e) => {
+                            return Err(ReadError::new(
+                                self.consumed,
+                                "valid gzip (deflate) data",
+                                format!("corrupt compressed data ({e:?}) at compressed byte {}", self.consumed),
+                            ));
+                        }
+                    }
+                }
+                Stage::Trailer => {
+                    let need = 8 - self.pending.len();
+                    let take = need.min(input.len());
+                    self.pending.extend_from_slice(&input[..take]);
+                    self.consumed += take as u64;
+                    input = &input[take..];
+                    if self.pending.len() == 8 {
+                        let crc = u32::from_le_bytes([self.pending[0], self.pending[1], self.pending[2], self.pending[3]]);
+                        let isize = u32::from_le_bytes([self.pending[4], self.pending[5], self.pending[6], self.pending[7]]);
+                        let got = std::mem::replace(&mut self.crc, crc32fast::Hasher::new()).finalize();
+                        if got != crc || isize != self.member_len as u32 {
+                            return Err(ReadError::new(
+                                self.consumed - 8,
+                                "a gzip trailer matching the data (CRC-32 and length)",
+                                format!("CRC {crc:08x}/length {isize}, data has CRC {got:08x}/length {}", self.member_len as u32),
+                            ));
+                        }
+                        self.pending.clear();
+                        self.members += 1;
+                        self.stage = Stage::Between;
+                    }
+                }
+            }
+        }
+        // Drain output the decoder still holds (it may have more than one buffer's worth).
+        if self.stage == Stage::Body {
+            loop {
+                let r = inflate(&mut self.state, &[], &mut self.out, MZFlush::None);
+                if r.bytes_written == 0 {
+                    break;
+                }
+                let data = &self.out[..r.bytes_written];
+                self.crc.update(data);
+                self.member_len += r.bytes_written as u64;
+                sink(data)?;
+                if let Ok(MZStatus::StreamEnd) = r.status {
+                    self.stage = Stage::Trailer;
+                    break;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the stream. `Ok(true)` when the data ended cleanly, `Ok(false)` when it was cut
+    /// inside a member (the caller warns: what was decompressed is kept).
+    pub fn finish(&mut self) -> Result<bool, ReadError> {
+        match self.stage {
+            Stage::Between | Stage::Ignoring => Ok(true),
+            Stage::Header if self.pending.is_empty() && self.members > 0 => Ok(true),
+            Stage::Header if self.members == 0 => Err(ReadError::new(
+                self.consumed,
+                "a complete gzip header",
+                "end of input",
+            )),
+            _ => Ok(false),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use miniz_oxide::deflate::compress_to_vec;
+
+    fn gzip(data: &[u8]) -> Vec<u8> {
+        let mut v = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
+        v.extend_from_slice(b"name.json\0");
+        v.extend(compress_to_vec(data, 6));
+        let mut h = crc32fast::Hasher::new();
+        h.update(data);
+        v.extend(h.finalize().to_le_bytes());
+        v.extend((data.len() as u32).to_le_bytes());
+        v
+    }
+
+    fn inflate_all(input: &[u8], chunk: usize) -> Result<(Vec<u8>, bool, u32), ReadError> {
+        let mut g = GzipInflater::default();
+        let mut out = Vec::new();
+        for c in input.chunks(chunk) {
+            g.push(c, &mut |d| {
+                out.extend_from_slice(d);
+                Ok(())
+            })?;
+        }
+        let clean = g.finish()?;
+        Ok((out, clean, g.members))
+    }
+
+    #[test]
+    fn members_and_chunk_sizes() {
+        let a: Vec<u8> = (0..300_000u32).flat_map(|i| (i % 251).to_le_bytes()).collect();
+        let mut two = gzip(&a);
+        two.extend(gzip(b"second member"));
+        let mut want = a.clone();
+        want.extend_from_slice(b"second member");
+        for chunk in [1, 7, 4096, usize::MAX] {
+            let (out, clean, members) = inflate_all(&two, chunk.min(two.len())).unwrap();
+            assert_eq!(out, want);
+            assert!(clean);
+            assert_eq!(members, 2);
+        }
+    }
+
+    #[test]
+    fn truncated_and_corrupt() {
+        let g = gzip(b"{\"traceEvents\": []}");
+        let (out, clean, _) = inflate_all(&g[..g.len() - 12], 5).unwrap();
+        assert!(!clean);
+        assert!(b"{\"traceEvents\": []}".starts_with(&out));
+        let mut bad = g.clone();
+        let n = bad.len();
+        bad[n - 6] ^= 0xff; // length field
+        assert!(inflate_all(&bad, 3).is_err());
+        let mut garbage = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3];
+        garbage.extend_from_slice(&[0xff; 40]);
+        let e = inflate_all(&garbage, 40).unwrap_err();
+        assert!(e.expected.contains("gzip"), "{e}");
+    }
+}

@@ -1,0 +1,400 @@
+//! A reader for one complete JSON object (one trace event): yields its keys and values without
+//! building a tree. Strings borrow from the input unless they contain escapes; numbers are
+//! returned as their raw text (so times can be converted exactly); nested objects and arrays
+//! are returned as raw byte spans to be read only if needed (`args`).
+
+use std::borrow::Cow;
+
+use memchr::{memchr2, memchr3};
+
+/// A JSON value inside an event.
+#[derive(Debug, Clone, PartialEq)]
+pub enum JVal<'a> {
+    /// A string (unescaped).
+    Str(Cow<'a, str>),
+    /// A number, as written.
+    Num(&'a [u8]),
+    /// `true`/`false`.
+    Bool(bool),
+    /// `null`.
+    Null,
+    /// A nested object, raw bytes including the braces.
+    Object(&'a [u8]),
+    /// A nested array, raw bytes including the brackets.
+    Array(&'a [u8]),
+}
+
+impl JVal<'_> {
+    /// Short type name for messages.
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            JVal::Str(_) => "a string",
+            JVal::Num(_) => "a number",
+            JVal::Bool(_) => "a boolean",
+            JVal::Null => "null",
+            JVal::Object(_) => "an object",
+            JVal::Array(_) => "an array",
+        }
+    }
+
+    /// Integer value of a number, or of a string holding a decimal integer.
+    pub fn as_i64(&self) -> Option<i64> {
+        match self {
+            JVal::Num(t) => parse_int(t),
+            JVal::Str(s) => parse_int(s.trim().as_bytes()),
+            _ => None,
+        }
+    }
+
+    /// Float value of a number (or numeric string).
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            JVal::Num(t) => std::str::from_utf8(t).ok()?.parse().ok(),
+            JVal::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+}
+
+/// Parses a JSON integer; also accepts integral decimals like `12.0` and `1e3`.
+pub fn parse_int(t: &[u8]) -> Option<i64> {
+    let s = std::str::from_utf8(t).ok()?;
+    if let Ok(v) = s.parse::<i64>() {
+        return Some(v);
+    }
+    let f: f64 = s.parse().ok()?;
+    (f.fract() == 0.0 && f.abs() < 9.0e18).then_some(f as i64)
+}
+
+/// Where and why an object could not be read (offset relative to the object start).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct JsonError {
+    /// Offset in the object's bytes.
+    pub at: usize,
+    /// What was expected there.
+    pub expected: &'static str,
+}
+
+/// Iterator over the entries of one JSON object.
+pub struct ObjectReader<'a> {
+    b: &'a [u8],
+    i: usize,
+    first: bool,
+    done: bool,
+    /// Set when a string had invalid UTF-8 (replaced).
+    pub invalid_utf8: bool,
+    /// Set when a stray comma was skipped.
+    pub stray_comma: bool,
+}
+
+fn ws(b: &[u8], mut i: usize) -> usize {
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
+        i += 1;
+    }
+    i
+}
+
+impl<'a> ObjectReader<'a> {
+    /// Starts reading `b`, which must begin with `{` (after whitespace).
+    pub fn new(b: &'a [u8]) -> Result<ObjectReader<'a>, JsonError> {
+        let i = ws(b, 0);
+        if b.get(i) != Some(&b'{') {
+            return Err(JsonError { at: i, expected: "'{'" });
+        }
+        Ok(ObjectReader { b, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
+    }
+
+    /// The next key and value, `Ok(None)` after the closing brace.
+    pub fn next_entry(&mut self) -> Result<Option<(Cow<'a, str>, JVal<'a>)>, JsonError> {
+        if self.done {
+            return Ok(None);
+        }
+        let b = self.b;
+        let mut i = ws(b, self.i);
+        if !self.first {
+            match b.get(i) {
+                Some(b',') => i = ws(b, i + 1),
+                Some(b'}') => {
+                    self.done = true;
+                    return Ok(None);
+                }
+                _ => return Err(JsonError { at: i, expected: "',' or '}'" }),
+            }
+        }
+        // tolerate stray commas (`{"a":1,,"b":2}`, `{"a":1,}`)
+        while b.get(i) == Some(&b',') {
+            self.stray_comma = true;
+            i = ws(b, i + 1);
+        }
+        match b.get(i) {
+            Some(b'}') => {
+                if !self.first {
+                    self.stray_comma = true;
+                }
+                self.done = true;
+                return Ok(None);
+            }
+            Some(b'"') => {}
+            _ => return Err(JsonError { at: i, expected: "a key string" }),
+        }
+        self.first = false;
+        let (key, after) = self.string(i)?;
+        i = ws(b, after);
+        if b.get(i) != Some(&b':') {
+            return Err(JsonError { at: i, expected: "':'" });
+        }
+        i = ws(b, i + 1);
+        let (val, after) = self.value(i)?;
+        self.i = after;
+        Ok(Some((key, val)))
+    }
+
+    fn string(&mut self, i: usize) -> Result<(Cow<'a, str>, usize), JsonError> {
+        let b = self.b;
+        let mut j = i + 1;
+        let mut escaped = false;
+        loop {
+            match memchr2(b'"', b'\\', &b[j..]) {
+                None => return Err(JsonError { at: b.len(), expected: "'\"' closing a string" }),
+                Some(k) => {
+                    let at = j + k;
+                    if b[at] == b'\\' {
+                        escaped = true;
+                        j = at + 2;
+                        if j > b.len() {
+                            return Err(JsonError { at: b.len(), expected: "'\"' closing a string" });
+                        }
+                    } else {
+                        j = at;
+                        break;
+                    }
+                }
+            }
+        }
+        let raw = &b[i + 1..j];
+        let s = if escaped {
+            match unescape(raw) {
+                Ok(s) => s,
+                Err(Unescape::BadEscape(k)) => return Err(JsonError { at: i + 1 + k, expected: "a valid escape sequence" }),
+                Err(Unescape::Utf8(s)) => {
+                    self.invalid_utf8 = true;
+                    Cow::Owned(s)
+                }
+            }
+        } else {
+            match std::str::from_utf8(raw) {
+                Ok(s) => Cow::Borrowed(s),
+                Err(_) => {
+                    self.invalid_utf8 = true;
+                    Cow::Owned(String::from_utf8_lossy(raw).into_owned())
+                }
+            }
+        };
+        Ok((s, j + 1))
+    }
+
+    fn value(&mut self, i: usize) -> Result<(JVal<'a>, usize), JsonError> {
+        let b = self.b;
+        match b.get(i) {
+            Some(b'"') => {
+                let (s, end) = self.string(i)?;
+                Ok((JVal::Str(s), end))
+            }
+            Some(b'{') => {
+                let end = skip_nested(b, i, b'{', b'}').ok_or(JsonError { at: b.len(), expected: "'}' closing an object" })?;
+                Ok((JVal::Object(&b[i..end]), end))
+            }
+            Some(b'[') => {
+                let end = skip_nested(b, i, b'[', b']').ok_or(JsonError { at: b.len(), expected: "']' closing an array" })?;
+                Ok((JVal::Array(&b[i..end]), end))
+            }
+            Some(b'-' | b'0'..=b'9') => {
+                let mut j = i + 1;
+                while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                    j += 1;
+                }
+                Ok((JVal::Num(&b[i..j]), j))
+            }
+            Some(b't') if b[i..].starts_with(b"true") => Ok((JVal::Bool(true), i + 4)),
+            Some(b'f') if b[i..].starts_with(b"false") => Ok((JVal::Bool(false), i + 5)),
+            Some(b'n') if b[i..].starts_with(b"null") => Ok((JVal::Null, i + 4)),
+            // Some writers emit NaN/Infinity; accept them as numbers
+            Some(b'N') if b[i..].starts_with(b"NaN") => Ok((JVal::Num(&b[i..i + 3]), i + 3)),
+            Some(b'I') if b[i..].starts_with(b"Infinity") => Ok((JVal::Num(&b[i..i + 8]), i + 8)),
+            _ => Err(JsonError { at: i, expected: "a JSON value" }),
+        }
+    }
+}
+
+/// End (exclusive) of the balanced `open`…`close` value starting at `i`, skipping strings.
+fn skip_nested(b: &[u8], i: usize, open: u8, close: u8) -> Option<usize> {
+    let mut depth = 0u32;
+    let mut j = i;
+    loop {
+        let k = memchr3(b'"', open, close, &b[j..])?;
+        let at = j + k;
+        match b[at] {
+            b'"' => {
+                let mut s = at + 1;
+                loop {
+                    let q = memchr2(b'"', b'\\', &b[s..])?;
+                    if b[s + q] == b'\\' {
+                        s += q + 2;
+                        if s > b.len() {
+                            return None;
+                        }
+                    } else {
+                        s += q + 1;
+                        break;
+                    }
+                }
+                j = s;
+            }
+            c if c == open => {
+                depth += 1;
+                j = at + 1;
+            }
+            _ => {
+                depth -= 1;
+                j = at + 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+        }
+    }
+}
+
+/// Why a string could not be unescaped exactly.
+#[derive(Debug)]
+pub enum Unescape {
+    /// A bad escape sequence at this offset in the raw string.
+    BadEscape(usize),
+    /// Invalid UTF-8; the lossy conversion is given.
+    Utf8(String),
+}
+
+/// Resolves JSON escapes in the raw bytes between two quotes.
+pub fn unescape(raw: &[u8]) -> Result<Cow<'_, str>, Unescape> {
+    if memchr::memchr(b'\\', raw).is_none() {
+        return match std::str::from_utf8(raw) {
+            Ok(s) => Ok(Cow::Borrowed(s)),
+            Err(_) => Err(Unescape::Utf8(String::from_utf8_lossy(raw).into_owned())),
+        };
+    }
+    let mut out: Vec<u8> = Vec::with_capacity(raw.len());
+    let mut i = 0;
+    while i < raw.len() {
+        let c = raw[i];
+        if c != b'\\' {
+            out.push(c);
+            i += 1;
+            continue;
+        }
+        let e = *raw.get(i + 1).ok_or(Unescape::BadEscape(i))?;
+        i += 2;
+        let ch = match e {
+            b'"' => '"',
+            b'\\' => '\\',
+            b'/' => '/',
+            b'b' => '\u{8}',
+            b'f' => '\u{c}',
+            b'n' => '\n',
+            b'r' => '\r',
+            b't' => '\t',
+            b'u' => {
+                let hi = hex4(raw, i).ok_or(Unescape::BadEscape(i - 2))?;
+                i += 4;
+                let code = if (0xD800..0xDC00).contains(&hi) {
+                    if raw.get(i) == Some(&b'\\') && raw.get(i + 1) == Some(&b'u') {
+                        let lo = hex4(raw, i + 2).ok_or(Unescape::BadEscape(i))?;
+                        if (0xDC00..0xE000).contains(&lo) {
+                            i += 6;
+                            0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                        } else {
+                            0xFFFD
+                        }
+                    } else {
+                        0xFFFD
+                    }
+                } else {
+                    hi
+                };
+                char::from_u32(code).unwrap_or('\u{FFFD}')
+            }
+            _ => return Err(Unescape::BadEscape(i - 2)),
+        };
+        let mut tmp = [0u8; 4];
+        out.extend_from_slice(ch.encode_utf8(&mut tmp).as_bytes());
+    }
+    match String::from_utf8(out) {
+        Ok(s) => Ok(Cow::Owned(s)),
+        Err(e) => Err(Unescape::Utf8(String::from_utf8_lossy(e.as_bytes()).into_owned())),
+    }
+}
+
+fn hex4(raw: &[u8], i: usize) -> Option<u32> {
+    let h = raw.get(i..i + 4)?;
+    u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entries(s: &str) -> Result<Vec<(String, JVal<'_>)>, JsonError> {
+        let mut r = ObjectReader::new(s.as_bytes())?;
+        let mut v = Vec::new();
+        while let Some((k, val)) = r.next_entry()? {
+            v.push((k.into_owned(), val));
+        }
+        Ok(v)
+    }
+
+    #[test]
+    fn reads_event() {
+        let e = entries(r#"{"ph":"X","name":"a\"b\u00e9","ts":12.5,"args":{"x":[1,{"y":"}"}]},"ok":true,"n":null}"#).unwrap();
+        assert_eq!(e[0], ("ph".into(), JVal::Str("X".into())));
+        assert_eq!(e[1].1, JVal::Str("a\"bé".into()));
+        assert_eq!(e[2].1, JVal::Num(b"12.5"));
+        assert_eq!(e[3].1, JVal::Object(br#"{"x":[1,{"y":"}"}]}"#));
+        assert_eq!(e[4].1, JVal::Bool(true));
+        assert_eq!(e[5].1, JVal::Null);
+    }
+
+    #[test]
+    fn errors_and_tolerance() {
+        assert_eq!(entries(r#"{"a" 1}"#).unwrap_err().expected, "':'");
+        assert_eq!(entries(r#"{"a":1 "b":2}"#).unwrap_err().expected, "',' or '}'");
+        assert!(entries(r#"{"a":"\q"}"#).is_err());
+        let mut r = ObjectReader::new(br#"{"a":1,,"b":2,}"#).unwrap();
+        while r.next_entry().unwrap().is_some() {}
+        assert!(r.stray_comma);
+        assert_eq!(unescape(br"\ud83d\ude00").unwrap(), "😀");
+    }
+}
+
+/// Elements of a raw JSON array (as returned in [`JVal::Array`]).
+pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
+    let mut i = ws(raw, 0);
+    if raw.get(i) != Some(&b'[') {
+        return Err(JsonError { at: i, expected: "'['" });
+    }
+    // Reuse the object reader's value parser on the same bytes.
+    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
+    let mut out = Vec::new();
+    i = ws(raw, i + 1);
+    if raw.get(i) == Some(&b']') {
+        return Ok(out);
+    }
+    loop {
+        let (v, after) = r.value(i)?;
+        out.push(v);
+        i = ws(raw, after);
+        match raw.get(i) {
+            Some(b',') => i = ws(raw, i + 1),
+            Some(b']') => return Ok(out),
+            _ => return Err(JsonError { at: i, expected: "',' or ']'" }),
+        }
+    }
+}

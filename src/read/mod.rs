@@ -1,0 +1,244 @@
+//! Reading trace files into the model.
+//!
+//! Data flow: bytes (any chunk size) → [`inflate`] if the content starts with the gzip magic →
+//! content detection ([`detect`]) → the format's reader: Chrome-trace JSON ([`scan`] finds one
+//! event at a time, [`chrome`] turns it into rows) or a rocprof CSV ([`rocprof`]) → one
+//! [`RankTrace`]. [`assemble`] then gives every file its rank and computes the links.
+//!
+//! The same [`FileReader`] serves the CLI (which reads files in 1 MiB chunks, in parallel) and the
+//! browser (which pushes `File.stream()` chunks from a Web Worker).
+
+pub mod chrome;
+pub mod detect;
+pub mod inflate;
+pub mod json;
+pub mod rank;
+pub mod rocprof;
+pub mod scan;
+
+use crate::error::{ReadError, WarningKind};
+use crate::model::{Format, RankTrace, Trace};
+use detect::Content;
+use inflate::GzipInflater;
+use scan::Scanner;
+
+pub use rank::assemble;
+
+/// Bytes the detector may buffer before it must decide (CSV header lines are short).
+const SNIFF_LIMIT: usize = 64 * 1024;
+
+enum Stage {
+    /// Waiting for the first bytes of the file (gzip or not).
+    Start,
+    /// Waiting for enough decompressed bytes to tell the format.
+    Sniff(Vec<u8>),
+    /// A Chrome-trace JSON document.
+    Json(Box<(Scanner, chrome::ChromeState)>),
+    /// A rocprof CSV table.
+    Csv(Box<rocprof::CsvReader>),
+}
+
+/// Reads one file pushed in chunks.
+pub struct FileReader {
+    name: String,
+    total: Option<u64>,
+    consumed: u64,
+    gz: Option<GzipInflater>,
+    gz_decided: bool,
+    stage: Stage,
+    rank: RankTrace,
+}
+
+impl FileReader {
+    /// A reader for the file `name` of `total` bytes (if known; used for progress and to size
+    /// the event table).
+    pub fn new(name: &str, total: Option<u64>) -> FileReader {
+        let mut rank = RankTrace { files: vec![name.to_string()], input_bytes: total.unwrap_or(0), ..Default::default() };
+        if let Some(t) = total {
+            // ~300 bytes of JSON per event in Kineto traces; reserve a little less to avoid
+            // over-allocating on compressed input.
+            rank.events.reserve(((t / 400) as usize).min(8_000_000));
+        }
+        FileReader { name: name.to_string(), total, consumed: 0, gz: None, gz_decided: false, stage: Stage::Start, rank }
+    }
+
+    /// Bytes of the file consumed so far.
+    pub fn bytes_consumed(&self) -> u64 {
+        self.consumed
+    }
+
+    /// Total size given at creation.
+    pub fn total_bytes(&self) -> Option<u64> {
+        self.total
+    }
+
+    /// The file name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Feeds the next chunk of the file.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
+        let r = self.push_inner(chunk);
+        r.map_err(|e| e.in_file(&self.name))
+    }
+
+    fn push_inner(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
+        self.consumed += chunk.len() as u64;
+        if !self.gz_decided {
+            // The gzip magic is two bytes; a 1-byte first chunk is decided on the next push.
+            if let Stage::Start = self.stage {
+                self.stage = Stage::Sniff(Vec::new());
+            }
+            let Stage::Sniff(buf) = &mut self.stage else { unreachable_stage() };
+            if buf.is_empty() && chunk.len() == 1 && chunk[0] == 0x1f {
+                buf.push(0x1f);
+                return Ok(());
+            }
+            let first: Vec<u8> = std::mem::take(buf);
+            let mut head = first.clone();
+            head.extend_from_slice(&chunk[..chunk.len().min(2)]);
+            self.gz_decided = true;
+            if inflate::is_gzip(&head) {
+                self.gz = Some(GzipInflater::default());
+                return self.feed_compressed(&[first.as_slice(), chunk].concat());
+            }
+            self.stage = Stage::Sniff(Vec::new());
+            if !first.is_empty() {
+                self.content(&first)?;
+            }
+            return self.content(chunk);
+        }
+        if self.gz.is_some() {
+            self.feed_compressed(chunk)
+        } else {
+            self.content(chunk)
+        }
+    }
+
+    fn feed_compressed(&mut self, data: &[u8]) -> Result<(), ReadError> {
+        let mut gz = self.gz.take().unwrap_or_default();
+        let r = gz.push(data, &mut |d| self.content(d));
+        self.gz = Some(gz);
+        r
+    }
+
+    /// Routes decompressed bytes to the format reader, detecting it first.
+    fn content(&mut self, data: &[u8]) -> Result<(), ReadError> {
+        if let Stage::Sniff(buf) = &mut self.stage {
+            buf.extend_from_slice(data);
+            match detect::detect(buf, buf.len() >= SNIFF_LIMIT) {
+                detect::Detect::NeedMore => return Ok(()),
+                detect::Detect::No(err) => return Err(err),
+                detect::Detect::Yes(kind) => {
+                    let pending = std::mem::take(buf);
+                    self.stage = match kind {
+                        Content::Json => Stage::Json(Box::default()),
+                        Content::Csv(k) => {
+                            self.rank.format = Some(k.format());
+                            Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
+                        }
+                    };
+                    return self.content(&pending);
+                }
+            }
+        }
+        match &mut self.stage {
+            Stage::Json(js) => {
+                let (scanner, state) = &mut **js;
+                let mut sink = chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name };
+                scanner.push(data, &mut sink)
+            }
+            Stage::Csv(r) => r.push(data, &mut self.rank, &self.name),
+            Stage::Start | Stage::Sniff(_) => unreachable_stage(),
+        }
+    }
+
+    /// Ends the file and returns what was read.
+    pub fn finish(mut self) -> Result<RankTrace, ReadError> {
+        let name = self.name.clone();
+        self.finish_inner().map_err(|e| e.in_file(&name))
+    }
+
+    fn finish_inner(&mut self) -> Result<RankTrace, ReadError> {
+        if let Some(gz) = &mut self.gz {
+            let clean = gz.finish()?;
+            self.rank.meta.gzip_members = gz.members;
+            if let Some(at) = gz.trailing_garbage_at {
+                self.rank.warnings.add(WarningKind::TrailingGarbageAfterGzip, &self.name, at, || format!("at compressed byte {at}"));
+            }
+            if !clean {
+                let at = gz.consumed();
+                self.rank.warnings.add(WarningKind::TruncatedTail, &self.name, at, || {
+                    format!("the gzip stream ends early (compressed byte {at}); the data decompressed so far was kept")
+                });
+            }
+        }
+        if let Stage::Sniff(buf) = &mut self.stage {
+            let pending = std::mem::take(buf);
+            match detect::detect(&pending, true) {
+                detect::Detect::Yes(kind) => {
+                    self.stage = match kind {
+                        Content::Json => Stage::Json(Box::default()),
+                        Content::Csv(k) => {
+                            self.rank.format = Some(k.format());
+                            Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
+                        }
+                    };
+                    self.content(&pending)?;
+                }
+                detect::Detect::No(e) => return Err(e),
+                detect::Detect::NeedMore => {
+                    return Err(ReadError::new(0, "a trace (JSON or rocprof CSV)", "end of input (the file is empty)"))
+                }
+            }
+        }
+        if let Stage::Start = self.stage {
+            return Err(ReadError::new(0, "a trace (JSON or rocprof CSV)", "end of input (the file is empty)"));
+        }
+        match &mut self.stage {
+            Stage::Json(js) => {
+                let (scanner, state) = &mut **js;
+                {
+                    let mut sink = chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name };
+                    scanner.finish(&mut sink)?;
+                }
+                state.finish(&mut self.rank, &self.name);
+                self.rank.meta.bare_array = scanner.shape() != Some(scan::Shape::Object);
+                self.rank.format = Some(detect::chrome_flavor(&state.hints, scanner.shape()));
+                if self.rank.format == Some(Format::RocprofV1Json) {
+                    rocprof::classify_v1_json(&mut self.rank);
+                }
+            }
+            Stage::Csv(r) => r.finish(&mut self.rank, &self.name)?,
+            _ => {}
+        }
+        self.rank.warnings.set_file(&self.name);
+        self.rank.events.shrink_to_fit();
+        Ok(std::mem::take(&mut self.rank))
+    }
+}
+
+#[cold]
+fn unreachable_stage() -> ! {
+    // The stage machine only moves forward; reaching this is a bug, reported as an internal error.
+    panic!("kinetoscope internal error: reader stage out of order")
+}
+
+/// Reads a whole byte slice (convenience for tests and small inputs).
+pub fn read_bytes(name: &str, bytes: &[u8], chunk: usize) -> Result<RankTrace, ReadError> {
+    let mut r = FileReader::new(name, Some(bytes.len() as u64));
+    for c in bytes.chunks(chunk.max(1)) {
+        r.push(c)?;
+    }
+    r.finish()
+}
+
+/// Reads several in-memory files as one trace.
+pub fn read_all(files: &[(&str, &[u8])]) -> Result<Trace, ReadError> {
+    let mut ranks = Vec::new();
+    for (name, bytes) in files {
+        ranks.push(read_bytes(name, bytes, 1 << 20)?);
+    }
+    Ok(assemble(ranks))
+}

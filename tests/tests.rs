@@ -1,0 +1,15 @@
+//! One integration-test binary (see STYLE.md A1). Each module says what it covers.
+
+/// Paths to `testdata/` and `../shared`, comparison helpers, chunk-size sweeps.
+mod util;
+
+/// Kineto / Chrome-trace reader: every real trace in ../shared, counted independently.
+mod read_kineto;
+/// Hand-made traces in testdata/: each variant and each kind of damage, exact values.
+mod read_testdata;
+/// rocprof v1/v3 readers.
+mod read_rocprof;
+/// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
+mod golden_hta_parse;
+/// The real binary: exit codes, messages, --json shape.
+mod cli;
