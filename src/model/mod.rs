@@ -101,6 +101,9 @@ pub struct TraceMeta {
     pub bare_array: bool,
     /// Whether the file was gzip-compressed, and how many gzip members it had.
     pub gzip_members: u32,
+    /// Some event (of any phase, metadata included) had a non-integer or missing `ts`. HTA
+    /// rounds every time to whole µs exactly when this holds (SPEC §1.2 step 3).
+    pub ts_fractional_or_missing: bool,
 }
 
 /// What the file contained, counted while reading (before any filtering).

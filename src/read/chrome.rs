@@ -380,6 +380,15 @@ impl ScanSink for ChromeSink<'_> {
             }
         };
         let ph_letter = f.ph.as_deref().and_then(|p| p.bytes().next()).unwrap_or(b'?');
+        if !self.rank.meta.ts_fractional_or_missing {
+            let integral = match &f.ts {
+                Some(JVal::Num(t)) => t.iter().all(|c| c.is_ascii_digit() || *c == b'-'),
+                _ => false,
+            };
+            if !integral {
+                self.rank.meta.ts_fractional_or_missing = true;
+            }
+        }
         let phase = Phase::from_letter(ph_letter);
         let rank = &mut *self.rank;
         let (cat_id, kind) = match &f.cat {
