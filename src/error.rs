@@ -63,7 +63,7 @@ pub fn excerpt(bytes: &[u8]) -> String {
 }
 
 /// Every kind of recoverable damage the readers know, with its description.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum WarningKind {
     /// The file ends inside an event; the complete events before it were kept.
@@ -125,7 +125,7 @@ impl WarningKind {
 }
 
 /// One kind of warning, counted, with where it first happened.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, serde::Deserialize)]
 pub struct Warning {
     /// Which damage.
     pub kind: WarningKind,

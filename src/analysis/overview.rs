@@ -3,13 +3,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::Warning;
 use crate::model::{DeviceProperties, DistributedInfo, IntArg, Kind, Trace};
 
 /// The whole overview.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Overview {
     /// Trace events read over all ranks (empty `{}` placeholders not counted; for CSV formats,
     /// the number of records).
@@ -23,7 +23,7 @@ pub struct Overview {
 }
 
 /// Time span of a rank, ns on the file's clock.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Span {
     /// Earliest start, ns.
     pub start: i64,
@@ -34,7 +34,7 @@ pub struct Span {
 }
 
 /// One rank.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RankOverview {
     /// Rank number.
     pub rank: u32,

@@ -55,7 +55,7 @@ impl Format {
 }
 
 /// `distributedInfo` of a Kineto trace.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct DistributedInfo {
     /// `rank`.
     pub rank: Option<i64>,
@@ -66,7 +66,7 @@ pub struct DistributedInfo {
 }
 
 /// One entry of `deviceProperties` (Kineto) or `computeProperties` (older TensorBoard samples).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct DeviceProperties {
     /// `id`.
     pub id: Option<i64>,
