@@ -70,7 +70,7 @@ pub struct RankOverview {
     /// Distinct (pid, tid) threads.
     pub threads: usize,
     /// Profiler steps found (numbers).
-    pub steps: Vec<i64>,
+    pub steps: Vec<i32>,
     /// Time span of events with a timestamp.
     pub span_ns: Option<Span>,
     /// Warnings of this rank (count).

@@ -11,7 +11,7 @@ use super::RankTrace;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub struct Step {
     /// N.
-    pub number: i64,
+    pub number: i32,
     /// The step's own row.
     pub event: EventId,
     /// Start, ns.
@@ -33,13 +33,13 @@ pub struct Links {
     /// Profiler step number the row belongs to, -1 if none. CPU rows: the step whose window
     /// `[ts, ts+dur)` contains the row's start (the last such step in file order, as HTA); device
     /// rows: the step of their launcher.
-    pub step: Vec<i64>,
+    pub step: Vec<i32>,
     /// The steps, in file order.
     pub steps: Vec<Step>,
 }
 
 /// The step number in a name like `ProfilerStep#12` or `ProfileStep#3[9.197 ms]`.
-pub fn step_number(name: &str) -> Option<i64> {
+pub fn step_number(name: &str) -> Option<i32> {
     let rest = name.strip_prefix("ProfilerStep").or_else(|| name.strip_prefix("ProfileStep"))?;
     let rest = rest.trim_start().strip_prefix('#')?.trim_start();
     let digits: &str = &rest[..rest.bytes().take_while(|c| c.is_ascii_digit()).count()];
@@ -125,9 +125,12 @@ pub fn compute(r: &RankTrace) -> Links {
         }
     }
     if !links.steps.is_empty() {
-        // windows sorted by start; for each CPU row the last step (in file order) containing ts
+        // For each CPU row, the last step (in file order) whose window [ts, ts+dur) contains the
+        // row's start. Steps are few and rarely overlap: scan them from the latest start back,
+        // stopping once no earlier-starting step can still reach `ts`.
         let mut order: Vec<usize> = (0..links.steps.len()).collect();
         order.sort_by_key(|&i| links.steps[i].ts);
+        let max_dur = links.steps.iter().map(|s| s.dur).max().unwrap_or(0);
         for e in 0..n {
             if ev.kind[e].is_device() {
                 continue;
@@ -135,8 +138,11 @@ pub fn compute(r: &RankTrace) -> Links {
             let ts = ev.ts[e];
             let upto = order.partition_point(|&i| links.steps[i].ts <= ts);
             let mut best: Option<usize> = None;
-            for &i in &order[..upto] {
+            for &i in order[..upto].iter().rev() {
                 let s = &links.steps[i];
+                if s.ts + max_dur <= ts {
+                    break;
+                }
                 if ts < s.ts + s.dur && best.is_none_or(|b| i > b) {
                     best = Some(i);
                 }
