@@ -53,6 +53,12 @@ pub enum IntArg {
     PaddleStartNs,
     /// Paddle `args.end_time` in ns.
     PaddleEndNs,
+    /// rocprofv3 `Stream_Id`: the HIP stream of a kernel or copy (`stream` holds the HSA queue).
+    HipStream,
+    /// rocprof v1 JSON `args.BeginNs`: the exact start, ns (`ts` there is truncated to µs).
+    BeginNs,
+    /// rocprof v1 JSON `args.EndNs`: the exact end, ns.
+    EndNs,
 }
 
 /// Columns of one rank's events. All times are integer nanoseconds on the file's own clock
@@ -134,26 +140,30 @@ impl EventTable {
         self.ts.is_empty()
     }
 
-    /// Reserves room for `n` more rows in every column.
+    /// Reserves room for exactly `n` more rows in every column.
     pub fn reserve(&mut self, n: usize) {
-        self.index.reserve(n);
-        self.phase.reserve(n);
-        self.kind.reserve(n);
-        self.cat.reserve(n);
-        self.name.reserve(n);
-        self.ts.reserve(n);
-        self.dur.reserve(n);
-        self.pid.reserve(n);
-        self.tid.reserve(n);
-        self.stream.reserve(n);
-        self.correlation.reserve(n);
-        self.external_id.reserve(n);
-        self.flags.reserve(n);
+        self.index.reserve_exact(n);
+        self.phase.reserve_exact(n);
+        self.kind.reserve_exact(n);
+        self.cat.reserve_exact(n);
+        self.name.reserve_exact(n);
+        self.ts.reserve_exact(n);
+        self.dur.reserve_exact(n);
+        self.pid.reserve_exact(n);
+        self.tid.reserve_exact(n);
+        self.stream.reserve_exact(n);
+        self.correlation.reserve_exact(n);
+        self.external_id.reserve_exact(n);
+        self.flags.reserve_exact(n);
     }
 
-    /// Appends a row and returns its id.
+    /// Appends a row and returns its id. Columns grow by a quarter at a time rather than
+    /// doubling, which keeps peak memory close to what the rows need.
     pub fn push(&mut self, e: NewEvent) -> EventId {
         let id = self.ts.len() as EventId;
+        if self.ts.len() == self.ts.capacity() {
+            self.reserve((self.ts.len() / 4).max(1024));
+        }
         self.index.push(e.index);
         self.phase.push(e.phase);
         self.kind.push(e.kind);

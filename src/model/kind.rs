@@ -159,6 +159,16 @@ impl Kind {
     }
 }
 
+/// Every kind, in declaration order (for tallies indexed by `kind as usize`).
+pub const ALL_KINDS: [Kind; 28] = [
+    Kind::CpuOp, Kind::UserAnnotation, Kind::GpuUserAnnotation, Kind::PythonFunction, Kind::Runtime,
+    Kind::Driver, Kind::Kernel, Kind::Memcpy, Kind::Memset, Kind::CudaSync, Kind::LaunchFlow,
+    Kind::FwdBwdFlow, Kind::ProfilerStep, Kind::TraceSpan, Kind::Overhead, Kind::CpuInstant,
+    Kind::MtiaRuntime, Kind::MtiaDeviceOp, Kind::CudaProfilerRange, Kind::HsaApi, Kind::Marker,
+    Kind::FrameworkPhase, Kind::KernelLaunch, Kind::Metadata, Kind::Counter, Kind::Flow, Kind::Instant,
+    Kind::Other,
+];
+
 /// The trace-event phase (`ph`), as in the Chrome Trace Event Format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {

@@ -23,6 +23,7 @@ use super::scan::ScanSink;
 use crate::error::{excerpt, WarningKind};
 use crate::model::events::flags;
 use crate::model::time::{us_text_to_ns, with_unit_to_ns};
+use crate::model::kind::ALL_KINDS;
 use crate::model::{DeviceProperties, DistributedInfo, EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
 
 /// Hints gathered while reading that decide which flavor of Chrome JSON this was.
@@ -36,9 +37,26 @@ pub struct FlavorHints {
     pub kineto: bool,
 }
 
+/// Per-event counters kept as arrays (no allocation per event); turned into
+/// [`crate::model::EventCounts`] maps when the file ends.
+struct Tally {
+    kinds: [u64; 64],
+    /// By category string id.
+    cats: Vec<u64>,
+    /// By `ph` byte (`?` when absent).
+    phases: [u64; 256],
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally { kinds: [0; 64], cats: Vec::new(), phases: [0; 256] }
+    }
+}
+
 /// Reading state for one Chrome-trace file.
 #[derive(Default)]
 pub struct ChromeState {
+    counts: Tally,
     /// Open `B` events per (pid, tid).
     open: FxHashMap<(u32, u32), Vec<EventId>>,
     /// Flavor hints.
@@ -133,22 +151,17 @@ impl ChromeSink<'_> {
         self.rank.warnings.add(kind, file, offset, || detail);
     }
 
-    fn count(&mut self, kind: Kind, cat: Option<&str>, ph: Option<&str>) {
-        let c = &mut self.rank.counts;
-        *c.kinds.entry(kind.as_str().to_string()).or_default() += 1;
+    fn count(&mut self, kind: Kind, cat: Option<crate::model::StrId>, ph: u8) {
+        let c = &mut self.st.counts;
+        c.kinds[kind as usize] += 1;
         if let Some(cat) = cat {
-            if let Some(n) = c.categories.get_mut(cat) {
-                *n += 1;
-            } else {
-                c.categories.insert(cat.to_string(), 1);
+            let i = cat.0 as usize;
+            if c.cats.len() <= i {
+                c.cats.resize(i + 1, 0);
             }
+            c.cats[i] += 1;
         }
-        let ph = ph.unwrap_or("?");
-        if let Some(n) = c.phases.get_mut(ph) {
-            *n += 1;
-        } else {
-            c.phases.insert(ph.to_string(), 1);
-        }
+        c.phases[ph as usize] += 1;
     }
 
     fn read_fields<'b>(&mut self, bytes: &'b [u8], offset: u64) -> Result<Fields<'b>, (usize, &'static str)> {
@@ -374,7 +387,7 @@ impl ScanSink for ChromeSink<'_> {
         let f = match self.read_fields(bytes, offset) {
             Ok(f) => f,
             Err((at, expected)) => {
-                self.count(Kind::Other, None, None);
+                self.count(Kind::Other, None, b'?');
                 self.warn(WarningKind::MalformedEvent, offset + at as u64, format!("expected {expected} at byte {}, found {}", offset + at as u64, excerpt(&bytes[at.min(bytes.len())..])));
                 return;
             }
@@ -398,7 +411,7 @@ impl ScanSink for ChromeSink<'_> {
             }
             None => (Strings::EMPTY, Kind::from_phase_only(ph_letter)),
         };
-        self.count(kind, f.cat.as_deref(), f.ph.as_deref());
+        self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter);
         let rank = &mut *self.rank;
         let name = match &f.name {
             Some(JVal::Str(s)) => rank.strings.intern(s),
@@ -492,5 +505,25 @@ impl ChromeState {
         }
         self.open.clear();
         rank.events.int_args.sort_by_key(|a| a.0);
+        let t = std::mem::take(&mut self.counts);
+        let c = &mut rank.counts;
+        for k in ALL_KINDS {
+            let n = t.kinds[k as usize];
+            if n > 0 {
+                *c.kinds.entry(k.as_str().to_string()).or_default() += n;
+            }
+        }
+        for (i, &n) in t.cats.iter().enumerate() {
+            if n > 0 {
+                let cat = rank.strings.get(crate::model::StrId(i as u32)).to_string();
+                *c.categories.entry(cat).or_default() += n;
+            }
+        }
+        for (b, &n) in t.phases.iter().enumerate() {
+            if n > 0 {
+                let ph = if b < 128 { (b as u8 as char).to_string() } else { format!("\\x{b:02x}") };
+                *c.phases.entry(ph).or_default() += n;
+            }
+        }
     }
 }
