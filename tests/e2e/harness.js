@@ -1,0 +1,156 @@
+// Shared pieces of the browser tests: paths, an in-process static server over dist/, the headless
+// Chromium launch, the real CLI as the oracle, and readers for what the page shows.
+import { execFileSync } from 'node:child_process';
+import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const shared = path.resolve(repoRoot, '..', 'shared');
+export const dist = path.join(repoRoot, 'dist');
+export const outDir = path.join(repoRoot, 'tests', 'e2e', 'out');
+export const cli = path.resolve(repoRoot, process.env.CARGO_TARGET_DIR ?? 'target', 'release', 'kinetoscope');
+
+const MIME = {
+  '.html': 'text/html; charset=utf-8', '.js': 'text/javascript; charset=utf-8', '.css': 'text/css; charset=utf-8',
+  '.wasm': 'application/wasm', '.json': 'application/json', '.txt': 'text/plain; charset=utf-8',
+};
+
+/** Serves dist/ on 127.0.0.1 at a free port. Returns {url, close}. */
+export async function serveDist() {
+  const server = http.createServer((req, res) => {
+    const rel = decodeURIComponent(new URL(req.url, 'http://x').pathname).replace(/^\/+/, '') || 'index.html';
+    const file = path.join(dist, rel);
+    if (!file.startsWith(dist + path.sep) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end('not found');
+      return;
+    }
+    res.writeHead(200, { 'content-type': MIME[path.extname(file)] ?? 'application/octet-stream' });
+    createReadStream(file).pipe(res);
+  });
+  await new Promise((ok) => server.listen(0, '127.0.0.1', ok));
+  return { url: `http://127.0.0.1:${server.address().port}/`, close: () => new Promise((ok) => server.close(ok)) };
+}
+
+export function launch() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run'],
+  });
+}
+
+/** A fresh page that records console errors and uncaught exceptions (asserted empty by the tests). */
+export async function newPage(browser) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+  page.problems = [];
+  page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
+  return page;
+}
+
+export async function screenshot(page, name) {
+  mkdirSync(outDir, { recursive: true });
+  await page.screenshot({ path: path.join(outDir, `${name}.png`), fullPage: true });
+}
+
+/** `kinetoscope info --json NAMES…` run inside `dir` (so file names match what the page is given).
+ * Returns {status, json, text, stderr}; json is the overview with numbers kept as their text (Num). */
+export function cliInfo(dir, ...names) {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build --release first`);
+  try {
+    const text = execFileSync(cli, ['info', '--json', ...names], { cwd: dir, encoding: 'utf8', maxBuffer: 64 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { status: 0, json: parseExact(text), text, stderr: '' };
+  } catch (e) {
+    if (typeof e.status !== 'number') throw e;
+    return { status: e.status, json: null, text: String(e.stdout), stderr: String(e.stderr) };
+  }
+}
+
+/** A JSON number kept as its source text (node 20 has no JSON.parse source access). */
+export class Num {
+  constructor(src) { this.src = src; }
+  toString() { return this.src; }
+}
+const NUM_TAG = '\u0000num:';
+/** JSON.parse that keeps every number as a Num (exact: no float rounding, no 2^53 limit). */
+export function parseExact(text) {
+  const tagged = text.replace(/("(?:[^"\\]|\\.)*")|(-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?)/g,
+    (m, str, num) => (str ? str : JSON.stringify(NUM_TAG + num)));
+  return JSON.parse(tagged, (_k, v) => (typeof v === 'string' && v.startsWith(NUM_TAG) ? new Num(v.slice(NUM_TAG.length)) : v));
+}
+
+/** Formats an integer as the page does (en-US thousands separators). */
+export const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+
+/** How the page must show a value from the overview: integers grouped (not inside lists), other numbers as given. */
+export function display(v) {
+  if (v instanceof Num) return /^-?\d+$/.test(v.src) ? grouped(v.src) : v.src;
+  if (v === null) return '\u2014';
+  if (Array.isArray(v)) return v.map((x) => (x instanceof Num ? x.src : display(x))).join(', '); // ids: not grouped
+  return String(v);
+}
+const scalar = (v) => v === null || v instanceof Num || typeof v !== 'object';
+
+/** The rows the page must show for an object: {kinds: {kind: text}, fields: {dotted.path: text}}. */
+export function expectedRows(obj) {
+  const out = { kinds: {}, fields: {} };
+  const walk = (o, at) => {
+    for (const [k, v] of Object.entries(o)) {
+      const key = at ? `${at}.${k}` : k;
+      if (scalar(v) || (Array.isArray(v) && v.length && v.every(scalar))) {
+        if (at === 'kinds') out.kinds[k] = display(v);
+        else out.fields[key] = display(v);
+      } else if (Object.keys(v).length === 0) out.fields[key] = '\u2014';
+      else walk(v, key);
+    }
+  };
+  walk(obj, '');
+  return out;
+}
+
+/** Waits until the page has finished what was started (body[data-state]) and reports what it shows. */
+export async function waitDone(page, timeout = 60_000) {
+  await page.waitForFunction(() => ['done', 'error', 'cancelled'].includes(document.body.dataset.state), null, { timeout });
+  return readPage(page);
+}
+
+/** Everything the tests compare, read from the DOM as text (numbers without thousands separators). */
+export function readPage(page) {
+  return page.evaluate(() => {
+    const rows = (t, sel, attr) => Object.fromEntries([...t.querySelectorAll(sel)]
+      .map((tr) => [tr.getAttribute(attr), tr.cells[tr.cells.length - 1].textContent]));
+    const visible = (id) => { const e = document.getElementById(id); return !e.hidden && e.offsetParent !== null; };
+    return {
+      overviewVisible: visible('overview'),
+      summary: document.getElementById('summary').textContent,
+      extra: rows(document.getElementById('overview-extra'), 'tr[data-key]:not(.group)', 'data-key'),
+      error: visible('error') ? document.getElementById('error').textContent : null,
+      status: document.getElementById('status').textContent,
+      warnings: [...document.querySelectorAll('#warnings li')].map((li) => ({
+        kind: li.dataset.kind, count: li.dataset.count, text: li.textContent })),
+      warningsVisible: visible('warnings-box'),
+      ranks: [...document.querySelectorAll('#ranks table.rank')].map((t) => ({
+        rank: t.dataset.rank,
+        kinds: rows(t, 'tr[data-kind]', 'data-kind'),
+        fields: rows(t, 'tr[data-key]:not(.group)', 'data-key'),
+      })),
+    };
+  });
+}
+
+/** True once src/web.rs exports the chart hook (then the tests require a drawn canvas). */
+export const hasKindsChart = () =>
+  /export function draw_kinds_chart\b/.test(readFileSync(path.join(dist, 'pkg', 'kinetoscope.js'), 'utf8'));
+
+/** Counts non-white pixels of a canvas. */
+export const canvasInk = (page, id) => page.evaluate((id) => {
+  const c = document.getElementById(id);
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let n = 0;
+  for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) n++;
+  return n;
+}, id);

@@ -1,0 +1,142 @@
+#!/usr/bin/env bash
+# Builds the web page into dist/ (git-ignored; sources stay in www/):
+#   dist/index.html + style.css + app.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
+#   dist/kinetoscope.html   ONE self-contained file (wasm, glue, worker, sample inlined) that works from file://
+#
+# usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
+# needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli at the version Cargo.lock pins, python3.
+# env:   KINETOSCOPE_SAMPLE   sample trace to bundle (default: HTA's alexnet trace in ../shared/traces)
+#        CARGO_TARGET_DIR     honoured like cargo does
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+serve=""; port=8000
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --serve) serve=1; if [[ "${2:-}" =~ ^[0-9]+$ ]]; then port=$2; shift; fi ;;
+    -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+    *) echo "www/build.sh: unknown argument '$1' (usage: www/build.sh [--serve [PORT]])" >&2; exit 2 ;;
+  esac
+  shift
+done
+
+default_sample=../shared/traces/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz
+sample=${KINETOSCOPE_SAMPLE:-$default_sample}
+[ -f "$sample" ] || { echo "www/build.sh: sample trace not found: $sample (set KINETOSCOPE_SAMPLE)" >&2; exit 1; }
+
+want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
+have=$(wasm-bindgen --version 2>/dev/null || true)
+if [ "$have" != "wasm-bindgen $want" ]; then
+  echo "www/build.sh: need wasm-bindgen $want (Cargo.lock), found '${have:-none}'." >&2
+  echo "  install: rustup target add wasm32-unknown-unknown && cargo install wasm-bindgen-cli --version $want" >&2
+  exit 1
+fi
+
+t0=$SECONDS
+echo "== cargo build --lib --target wasm32-unknown-unknown"
+cargo build --release --lib --target wasm32-unknown-unknown
+wasm="${CARGO_TARGET_DIR:-target}/wasm32-unknown-unknown/release/kinetoscope.wasm"
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+echo "== wasm-bindgen (web -> www/pkg, no-modules -> single file)"
+rm -rf www/pkg
+wasm-bindgen --target web --no-typescript --out-dir www/pkg "$wasm"
+wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp/nomod" "$wasm"
+
+echo "== dist/"
+rm -rf dist
+mkdir -p dist/sample
+cp www/index.html www/style.css www/app.js www/worker.js dist/
+cp -r www/pkg dist/pkg
+name=$(basename "$sample")
+install -m 0644 "$sample" "dist/sample/$name"
+python3 -c 'import json, sys; print(json.dumps({"files": [sys.argv[1]]}))' "$name" > dist/sample/manifest.json
+if [ "$name" = "$(basename "$default_sample")" ]; then
+  cat > dist/sample/SOURCE.txt <<EOF
+$name
+  source:  https://github.com/facebookresearch/HolisticTraceAnalysis
+           tests/data/critical_path/alexnet/$name
+           at commit 66e3c5475683bd5f2cc79884dfe9a60a085f5cb6 (byte-identical copy)
+  what:    PyTorch profiler (Kineto) JSON trace of the PARAM alexnet benchmark on an NVIDIA A100
+  license: MIT
+
+MIT License
+
+Copyright (c) Meta Platforms, Inc. and affiliates.
+
+Permission is hereby granted, free of charge, to any person obtaining a copy
+of this software and associated documentation files (the "Software"), to deal
+in the Software without restriction, including without limitation the rights
+to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
+copies of the Software, and to permit persons to whom the Software is
+furnished to do so, subject to the following conditions:
+
+The above copyright notice and this permission notice shall be included in all
+copies or substantial portions of the Software.
+
+THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
+IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
+FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
+AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
+LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
+OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
+SOFTWARE.
+EOF
+else
+  printf '%s\n  source: %s (KINETOSCOPE_SAMPLE; origin and license not recorded by www/build.sh)\n' \
+    "$name" "$sample" > dist/sample/SOURCE.txt
+fi
+
+echo "== dist/kinetoscope.html (single file)"
+python3 - "$tmp/nomod/kinetoscope.js" "$tmp/nomod/kinetoscope_bg.wasm" "dist/sample/$name" <<'PY'
+# Inlines style.css, the no-modules glue, the wasm (base64), the worker and the sample (base64) into
+# index.html. Each marker line below must occur exactly once; nothing inlined may close its <script>.
+import base64, html, os, sys
+glue_path, wasm_path, sample_path = sys.argv[1:4]
+read = lambda p: open(p, encoding="utf-8").read()
+b64 = lambda p: base64.b64encode(open(p, "rb").read()).decode("ascii")
+
+worker_import = "import init, * as wasm from './pkg/kinetoscope.js';"
+worker = read("www/worker.js")
+lines = [l for l in worker.splitlines() if l.startswith(worker_import)]
+if len(lines) != 1:
+    sys.exit(f"build.sh: www/worker.js must have exactly one line starting with: {worker_import}")
+worker = worker.replace(lines[0], "const init = wasm_bindgen, wasm = wasm_bindgen; // glue prepended (single-file build)")
+
+def script(body, **attrs):
+    if "</script" in body.lower():
+        sys.exit("build.sh: inlined text contains '</script' and would end its element early")
+    a = "".join(f' {k.replace("_", "-")}="{html.escape(v)}"' for k, v in attrs.items())
+    return f"<script{a}>\n{body}\n</script>"
+
+page = read("www/index.html")
+parts = {
+    '<link rel="stylesheet" href="style.css">': "<style>\n" + read("www/style.css") + "\n</style>",
+    '<script type="module" src="app.js"></script>': "\n".join([
+        script(b64(wasm_path), type="application/octet-stream", id="wasm-b64"),
+        script(b64(sample_path), type="application/octet-stream", id="sample-b64",
+               data_name=os.path.basename(sample_path)),
+        script(worker, type="text/plain", id="worker-src"),
+        script(read(glue_path), id="wasm-glue"),
+        script(read("www/single-file.js")),
+        script(read("www/app.js"), type="module"),
+    ]),
+}
+for marker, replacement in parts.items():
+    if page.count(marker) != 1:
+        sys.exit(f"build.sh: www/index.html must contain exactly once: {marker}")
+    page = page.replace(marker, replacement)
+open("dist/kinetoscope.html", "w", encoding="utf-8").write(page)
+PY
+
+size() { du -cb "$@" | tail -1 | cut -f1; }
+echo "== built in $((SECONDS - t0)) s"
+printf '   dist/ (index.html + assets + pkg/): %s bytes (wasm %s)\n' \
+  "$(size dist/index.html dist/style.css dist/app.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
+printf '   dist/kinetoscope.html (single file, opens from file://): %s bytes\n' "$(size dist/kinetoscope.html)"
+
+if [ -n "$serve" ]; then
+  echo "== serving dist/ at http://localhost:$port/   (single file: http://localhost:$port/kinetoscope.html; Ctrl-C stops)"
+  cd dist && exec python3 -m http.server "$port" --bind 127.0.0.1
+fi
