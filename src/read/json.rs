@@ -58,6 +58,14 @@ impl JVal<'_> {
 
 /// Parses a JSON integer; also accepts integral decimals like `12.0` and `1e3`.
 pub fn parse_int(t: &[u8]) -> Option<i64> {
+    let (neg, digits) = match t.first() {
+        Some(b'-') => (true, &t[1..]),
+        _ => (false, t),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
+        let v = digits.iter().fold(0i64, |acc, &c| acc * 10 + (c - b'0') as i64);
+        return Some(if neg { -v } else { v });
+    }
     let s = std::str::from_utf8(t).ok()?;
     if let Ok(v) = s.parse::<i64>() {
         return Some(v);
