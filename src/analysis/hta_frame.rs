@@ -1,0 +1,518 @@
+//! HTA's view of a loaded trace: the per-rank DataFrame that `TraceAnalysis(...)` of
+//! HolisticTraceAnalysis 0.5.0 keeps after loading (SPEC §1.2–§1.9), rebuilt from our model, and
+//! its rendering in the oracle's `parsed_trace__rank{r}.csv` layout.
+//!
+//! Every HTA number starts here, so this reproduces HTA's arithmetic, bugs included:
+//! 1. Rows: every event with a `dur` and a `cat`, except cat `Trace` (§1.2.5). `python_function`
+//!    rows stay. Our `B` rows are not kept: HTA sees a `B` event without `dur` (the model cannot
+//!    tell a `B` that also carried its own `dur`).
+//! 2. Times, µs: if some event of the file had a non-integer or missing `ts`
+//!    (`RankTrace::meta.ts_fractional_or_missing`), HTA rounds in float64: `end = ts + dur`,
+//!    `ts = ceil(ts)`, `end = floor(end)`, `dur = end - ts` (§1.2.3; durations can become −1).
+//!    The float64 values are derived from our exact ns as the correctly rounded double of
+//!    `ns / 1000`, which equals Python's `float(text)` whenever the text had at most 3 decimals.
+//!    Otherwise `ts` is the integer µs and `dur` the file's value. The `dur` column is float64
+//!    when some element of the event array had no `dur` (or, when rounding, no `ts`), or, without
+//!    rounding, a non-integer one; the renderer prints it accordingly.
+//! 3. `index_correlation` (§1.5): CPU↔GPU partner by `correlation`, many-to-many merge, last
+//!    assignment wins: a CPU row gets its last GPU partner in row order, a GPU row its last CPU
+//!    partner.
+//! 4. `iteration` (§1.6): rows with `stream < 0` get the number of the last `ProfilerStep#N` row
+//!    (any category, row order) whose `[ts, ts + dur)` contains their `ts`, else −1; rows with
+//!    `stream > 0` take the iteration of row `index_correlation` if it is > 0 (NaN if that row is
+//!    not a `stream < 0` row), else −1; rows with `stream == 0` stay NaN (`None`).
+//! 5. `end = ts + dur` before alignment, never updated (stale, absolute; §1.7).
+//! 6. Alignment: `ts -= min_ts`, the smallest `ts` over all ranks (§1.8).
+//! 7. `_filter_irrelevant_gpu_kernels` (§1.9), only when the global symbol table (every kept
+//!    `cat` and `name` of every rank) has ≥ 2 symbols containing `ProfilerStep`: CPU rows (not
+//!    [`is_gpu_kernel`]) are kept if `ts <` the latest start of a CPU row named `*ProfilerStep*`
+//!    (none → no CPU row kept); GPU rows are repeated once per kept CPU row with the same
+//!    `correlation` (−1 matches −1). Result: GPU rows, then CPU rows, each in row order.
+//!
+//! Args HTA reads by their exact key only (`correlation`, `External id`, `bytes`, ...); the model
+//! also accepts spelling variants (see `read/chrome.rs`), which is where a frame can differ from
+//! HTA's.
+
+use std::fmt::Write as _;
+
+use crate::model::events::flags;
+use crate::model::{EventId, IntArg, Phase, RankTrace, StrId, Trace};
+
+/// Options of [`hta_frames`].
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct HtaFrameOptions {
+    /// `TraceAnalysis(include_last_profiler_step=...)`: keep CPU rows with `ts <=` the latest
+    /// stale `end` of a step instead of `ts <` its latest start (with the stale absolute `end`
+    /// this keeps every CPU row, as in HTA). Default is `false`.
+    pub include_last_profiler_step: bool,
+}
+
+/// HTA's loaded DataFrames of a whole trace.
+#[derive(Debug, Clone, Default)]
+pub struct HtaFrames {
+    /// `Trace.min_ts`: the smallest HTA `ts` over all ranks, µs on the files' clock (`None` when
+    /// no rank has a row).
+    pub min_ts_us: Option<i64>,
+    /// Distinct symbols (kept `cat`s and `name`s of all ranks) containing `ProfilerStep`.
+    pub profiler_step_symbols: usize,
+    /// Whether `_filter_irrelevant_gpu_kernels` ran (`profiler_step_symbols >= 2`).
+    pub filtered: bool,
+    /// One frame per rank, in the order of [`Trace::ranks`].
+    pub ranks: Vec<HtaFrame>,
+}
+
+/// One rank's DataFrame, one `Vec` per column, in HTA's row order. Times are µs.
+#[derive(Debug, Clone, Default)]
+pub struct HtaFrame {
+    /// Rank number.
+    pub rank: u32,
+    /// HTA rounded this file's times to whole µs (§1.2.3).
+    pub rounded: bool,
+    /// HTA's `dur` (and so `end`) column is float64; else int.
+    pub dur_is_float: bool,
+    /// HTA's `iteration` column is float64 (some row of the file had NaN); else int.
+    pub iteration_is_float: bool,
+    /// The model row of each frame row (a GPU row repeated by §1.9 appears several times).
+    pub row: Vec<EventId>,
+    /// `index`: position of the event in the file's event array.
+    pub index: Vec<u32>,
+    /// `cat` (string in the rank's interner).
+    pub cat: Vec<StrId>,
+    /// `name` (string in the rank's interner; full name, not shortened).
+    pub name: Vec<StrId>,
+    /// `pid`: index into [`RankTrace::ids`]; printed with [`RankTrace::id_text`].
+    pub pid: Vec<u32>,
+    /// `tid`: index into [`RankTrace::ids`].
+    pub tid: Vec<u32>,
+    /// `ts`, µs, relative to [`HtaFrames::min_ts_us`].
+    pub ts: Vec<i64>,
+    /// `dur`, µs, the value HTA holds (integral unless `dur_is_float` and not rounded).
+    pub dur: Vec<f64>,
+    /// `end`, µs: `ts + dur` on the file's clock (stale, not aligned; §1.7).
+    pub end: Vec<f64>,
+    /// `stream` (−1 when absent or not an integer).
+    pub stream: Vec<i64>,
+    /// `correlation` (−1 when absent).
+    pub correlation: Vec<i64>,
+    /// `index_correlation`: −1 no link, 0 correlated but no partner, else the partner's `index`.
+    pub index_correlation: Vec<i64>,
+    /// `iteration`: step number, −1 outside steps, `None` for HTA's NaN.
+    pub iteration: Vec<Option<i64>>,
+    /// `external_id` (−1 when absent).
+    pub external_id: Vec<i64>,
+    /// `bytes` (−1 when absent).
+    pub bytes: Vec<i64>,
+    /// `memory_bw_gbps`: HTA's default 0.0 for rows without `bytes`; `None` where the file's
+    /// `memory bandwidth (GB/s)` value would be needed (the model does not keep it).
+    pub memory_bw_gbps: Vec<Option<f64>>,
+    /// `wait_on_stream` (−1 when absent).
+    pub wait_on_stream: Vec<i64>,
+    /// `wait_on_cuda_event_record_corr_id` (−1 when absent).
+    pub wait_on_cuda_event_record_corr_id: Vec<i64>,
+}
+
+/// Columns of the oracle's `parsed_trace__rank{r}.csv`, in order.
+pub const CSV_COLUMNS: [&str; 17] = [
+    "index", "s_cat", "s_name", "pid", "tid", "ts", "dur", "end", "stream", "correlation", "index_correlation",
+    "iteration", "external_id", "bytes", "memory_bw_gbps", "wait_on_stream", "wait_on_cuda_event_record_corr_id",
+];
+
+/// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
+pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
+    let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(parse_rank).collect();
+    let min_ts_us = frames.iter().filter_map(|f| f.ts.iter().min().copied()).min();
+    for f in &mut frames {
+        for t in &mut f.ts {
+            *t -= min_ts_us.unwrap_or(0);
+        }
+    }
+    let mut symbols: Vec<&str> = Vec::new();
+    for (f, r) in frames.iter().zip(&trace.ranks) {
+        for &s in f.cat.iter().chain(&f.name) {
+            let text = r.strings.get(s);
+            if text.contains("ProfilerStep") {
+                symbols.push(text);
+            }
+        }
+    }
+    symbols.sort_unstable();
+    symbols.dedup();
+    let profiler_step_symbols = symbols.len();
+    let filtered = profiler_step_symbols >= 2;
+    if filtered {
+        for (f, r) in frames.iter_mut().zip(&trace.ranks) {
+            let order = last_step_filter(f, r, opts.include_last_profiler_step);
+            *f = f.select(&order);
+        }
+    }
+    HtaFrames { min_ts_us, profiler_step_symbols, filtered, ranks: frames }
+}
+
+/// Whether HTA keeps model row `e` at all (§1.2.5).
+fn kept(r: &RankTrace, e: usize) -> bool {
+    let need = flags::HAS_DUR | flags::HAS_CAT;
+    r.events.flags[e] & need == need && r.events.phase[e] != Phase::Begin && r.cat(e as EventId) != "Trace"
+}
+
+/// `GPUKernelFilter` (§1.4): `(stream >= 0 & correlation >= 0) | name in {Event Sync, Context Sync}`.
+pub fn is_gpu_kernel(stream: i64, correlation: i64, name: &str) -> bool {
+    (stream >= 0 && correlation >= 0) || name == "Event Sync" || name == "Context Sync"
+}
+
+/// The step number of a name HTA treats as a profiler step: `re.match(r"ProfilerStep\s*#\s*(\d+)")`
+/// on names starting with `ProfilerStep` (HTA raises on such a name without `#N`; we skip it).
+pub fn hta_step_number(name: &str) -> Option<i64> {
+    let rest = name.strip_prefix("ProfilerStep")?.trim_start().strip_prefix('#')?.trim_start();
+    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+    rest[..digits].parse().ok()
+}
+
+/// Parses one file the way HTA's `parse_trace_file` does (before alignment and filtering).
+fn parse_rank(r: &RankTrace) -> HtaFrame {
+    let ev = &r.events;
+    let rows: Vec<usize> = (0..ev.len()).filter(|&e| kept(r, e)).collect();
+    let rounded = r.meta.ts_fractional_or_missing;
+    // `dur` is int64 only if no element of the event array lacks it (NaN) and, without
+    // rounding, every value is an integer; with rounding, `end` is NaN (so `dur` float64) also
+    // for an element without `ts` (such elements are not rows, so they count as lacking `dur`).
+    let with_dur = (0..ev.len()).filter(|&e| ev.has_dur(e as EventId) && ev.phase[e] != Phase::Begin).count() as u64;
+    let elements = r.counts.events + r.counts.empty_placeholders;
+    let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur[e] % 1000 != 0);
+    let dur_is_float = with_dur < elements || fractional;
+    let mut f = HtaFrame { rank: r.rank, rounded, dur_is_float, ..Default::default() };
+    for &e in &rows {
+        let (ts, dur) = if rounded {
+            let ts_f = ns_to_us_f64(ev.ts[e]);
+            let end = (ts_f + ns_to_us_f64(ev.dur[e])).floor();
+            let ts = ts_f.ceil();
+            (ts as i64, end - ts)
+        } else {
+            (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur[e]))
+        };
+        let arg = |a: IntArg| ev.int_arg(e as EventId, a);
+        f.row.push(e as EventId);
+        f.index.push(ev.index[e]);
+        f.cat.push(ev.cat[e]);
+        f.name.push(ev.name[e]);
+        f.pid.push(ev.pid[e]);
+        f.tid.push(ev.tid[e]);
+        f.ts.push(ts);
+        f.dur.push(dur);
+        f.end.push(ts as f64 + dur);
+        f.stream.push(ev.stream[e]);
+        f.correlation.push(ev.correlation[e]);
+        f.external_id.push(ev.external_id[e]);
+        f.bytes.push(arg(IntArg::Bytes).unwrap_or(-1));
+        f.memory_bw_gbps.push(if arg(IntArg::Bytes).is_some() { None } else { Some(0.0) });
+        f.wait_on_stream.push(arg(IntArg::WaitOnStream).unwrap_or(-1));
+        f.wait_on_cuda_event_record_corr_id.push(arg(IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1));
+    }
+    f.index_correlation = index_correlation(&f, r);
+    f.iteration = iteration(&f, r);
+    f.iteration_is_float = f.iteration.iter().any(Option::is_none);
+    f
+}
+
+/// `transform_correlation_to_index` (§1.5).
+fn index_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
+    let mut ic: Vec<i64> = f.correlation.iter().map(|&c| c.min(0)).collect();
+    let n = f.row.len();
+    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
+    // last CPU and last GPU row (row order) of each correlation among rows with correlation != -1
+    let mut last_cpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
+    let mut last_gpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
+    for i in (0..n).filter(|&i| f.correlation[i] != -1) {
+        let side = if gpu[i] { &mut last_gpu } else { &mut last_cpu };
+        side.insert(f.correlation[i], i);
+    }
+    for i in (0..n).filter(|&i| f.correlation[i] != -1) {
+        let other = if gpu[i] { &last_cpu } else { &last_gpu };
+        if let Some(&j) = other.get(&f.correlation[i]) {
+            ic[i] = i64::from(f.index[j]);
+        }
+    }
+    ic
+}
+
+/// `add_iteration` (§1.6); needs `index_correlation`.
+fn iteration(f: &HtaFrame, r: &RankTrace) -> Vec<Option<i64>> {
+    // Step windows in row order: (start, first integer ts not inside, number). HTA tests
+    // `ts < start + dur` in float64; for an integer ts that is `ts < ceil(start + dur)`.
+    let steps: Vec<(i64, i64, i64)> = (0..f.len())
+        .filter_map(|i| {
+            let num = hta_step_number(r.strings.get(f.name[i]))?;
+            Some((f.ts[i], (f.ts[i] as f64 + f.dur[i]).ceil() as i64, num))
+        })
+        .collect();
+    let first = cpu_iterations(f, &steps);
+    (0..f.len())
+        .map(|i| match f.stream[i] {
+            s if s < 0 => first[i],
+            0 => None,
+            _ => {
+                let ic = f.index_correlation[i];
+                if ic > 0 {
+                    // the partner's value as assigned so far: NaN unless it is a stream < 0 row
+                    let partner = u32::try_from(ic).ok().and_then(|x| f.index.binary_search(&x).ok());
+                    partner.and_then(|p| first[p])
+                } else {
+                    Some(-1)
+                }
+            }
+        })
+        .collect()
+}
+
+/// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
+/// the row's `ts`, else −1; `None` for other rows. A sweep over rows sorted by `ts` (HTA loops
+/// over every step for every row).
+fn cpu_iterations(f: &HtaFrame, steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
+    use std::cmp::Reverse;
+    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| f.stream[i] < 0).collect();
+    rows.sort_by_key(|&i| f.ts[i]);
+    let mut by_start: Vec<usize> = (0..steps.len()).collect();
+    by_start.sort_by_key(|&k| steps[k].0);
+    let mut open = std::collections::BTreeSet::new(); // row-order positions of open windows
+    let mut ends = std::collections::BinaryHeap::new();
+    let mut next = 0;
+    let mut out = vec![None; f.len()];
+    for i in rows {
+        let t = f.ts[i];
+        while let Some(&k) = by_start.get(next).filter(|&&k| steps[k].0 <= t) {
+            open.insert(k);
+            ends.push(Reverse((steps[k].1, k)));
+            next += 1;
+        }
+        while let Some(&Reverse((end, k))) = ends.peek() {
+            if end > t {
+                break;
+            }
+            ends.pop();
+            open.remove(&k);
+        }
+        out[i] = Some(open.last().map_or(-1, |&k| steps[k].2));
+    }
+    out
+}
+
+/// The frame rows `_filter_irrelevant_gpu_kernels` returns for one rank, in its order (§1.9).
+fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
+    let n = f.row.len();
+    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
+    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
+    let cpu: Vec<usize> = if include_last {
+        let last_end = steps.iter().map(|&i| f.end[i]).reduce(f64::max);
+        (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts[i] as f64) <= e)).collect()
+    } else {
+        let last_start = steps.iter().map(|&i| f.ts[i]).max();
+        (0..n).filter(|&i| !gpu[i] && last_start.is_some_and(|s| f.ts[i] < s)).collect()
+    };
+    let mut cpu_per_corr: rustc_hash::FxHashMap<i64, usize> = Default::default();
+    for &i in &cpu {
+        *cpu_per_corr.entry(f.correlation[i]).or_default() += 1;
+    }
+    let mut order = Vec::with_capacity(n);
+    for i in (0..n).filter(|&i| gpu[i]) {
+        let k = cpu_per_corr.get(&f.correlation[i]).copied().unwrap_or(0);
+        order.extend(std::iter::repeat_n(i, k));
+    }
+    order.extend(cpu);
+    order
+}
+
+impl HtaFrame {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.row.len()
+    }
+
+    /// Whether the frame has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.row.is_empty()
+    }
+
+    /// The frame made of rows `order` (repeats allowed).
+    fn select(&self, order: &[usize]) -> HtaFrame {
+        fn pick<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
+            order.iter().map(|&i| v[i].clone()).collect()
+        }
+        HtaFrame {
+            rank: self.rank,
+            rounded: self.rounded,
+            dur_is_float: self.dur_is_float,
+            iteration_is_float: self.iteration_is_float,
+            row: pick(&self.row, order),
+            index: pick(&self.index, order),
+            cat: pick(&self.cat, order),
+            name: pick(&self.name, order),
+            pid: pick(&self.pid, order),
+            tid: pick(&self.tid, order),
+            ts: pick(&self.ts, order),
+            dur: pick(&self.dur, order),
+            end: pick(&self.end, order),
+            stream: pick(&self.stream, order),
+            correlation: pick(&self.correlation, order),
+            index_correlation: pick(&self.index_correlation, order),
+            iteration: pick(&self.iteration, order),
+            external_id: pick(&self.external_id, order),
+            bytes: pick(&self.bytes, order),
+            memory_bw_gbps: pick(&self.memory_bw_gbps, order),
+            wait_on_stream: pick(&self.wait_on_stream, order),
+            wait_on_cuda_event_record_corr_id: pick(&self.wait_on_cuda_event_record_corr_id, order),
+        }
+    }
+}
+
+/// Renders `f` (of rank `r`) as the oracle's `parsed_trace__rank{r}.csv`: header
+/// [`CSV_COLUMNS`], rows sorted by `index` (repeated rows are identical), numbers printed as
+/// pandas `to_csv` prints HTA's dtypes (float64 as Python `repr`, NaN and unknown values empty).
+pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
+    let mut order: Vec<usize> = (0..f.len()).collect();
+    order.sort_by_key(|&i| f.index[i]);
+    let mut out = CSV_COLUMNS.join(",");
+    out.push('\n');
+    let num = |x: f64, float: bool| if float { python_float_repr(x) } else { format!("{}", x as i64) };
+    for i in order {
+        let it = match f.iteration[i] {
+            Some(v) if f.iteration_is_float => python_float_repr(v as f64),
+            Some(v) => v.to_string(),
+            None => String::new(),
+        };
+        let bw = f.memory_bw_gbps[i].map(python_float_repr).unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+            f.index[i],
+            csv_field(r.strings.get(f.cat[i])),
+            csv_field(r.strings.get(f.name[i])),
+            csv_field(&r.id_text(f.pid[i])),
+            csv_field(&r.id_text(f.tid[i])),
+            f.ts[i],
+            num(f.dur[i], f.dur_is_float),
+            num(f.end[i], f.dur_is_float),
+            f.stream[i],
+            f.correlation[i],
+            f.index_correlation[i],
+            it,
+            f.external_id[i],
+            f.bytes[i],
+            bw,
+            f.wait_on_stream[i],
+            f.wait_on_cuda_event_record_corr_id[i],
+        );
+    }
+    out
+}
+
+/// Quotes a CSV field the way Python's `csv` module does with `QUOTE_MINIMAL`.
+fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
+    } else {
+        s.into()
+    }
+}
+
+/// Python's `repr` of a float (what pandas writes for float64 cells): shortest round-trip
+/// digits, `.0` on integral values, exponent form below 1e-4 and from 1e16 on; NaN is empty.
+pub fn python_float_repr(x: f64) -> String {
+    if x.is_nan() {
+        return String::new();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+    }
+    let a = x.abs();
+    if a != 0.0 && !(1e-4..1e16).contains(&a) {
+        // Rust `{:e}` gives "1.5e-5"; Python writes "1.5e-05" and "1e+16".
+        let s = format!("{x:e}");
+        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+        let (sign, digits) = exp.strip_prefix('-').map(|d| ('-', d)).unwrap_or(('+', exp));
+        return format!("{mant}e{sign}{digits:0>2}");
+    }
+    let s = format!("{x}");
+    if s.contains('.') {
+        s
+    } else {
+        s + ".0"
+    }
+}
+
+/// The float64 Python gets from `json.loads` of a µs time whose exact value is `ns` / 1000: the
+/// double nearest to `ns / 1000` (ties to even), computed exactly in integers.
+pub fn ns_to_us_f64(ns: i64) -> f64 {
+    if ns == 0 {
+        return 0.0;
+    }
+    let a = u128::from(ns.unsigned_abs());
+    let guess = (ns.unsigned_abs() as f64) / 1000.0;
+    let candidates = [f64::from_bits(guess.to_bits().saturating_sub(1)), guess, f64::from_bits(guess.to_bits() + 1)];
+    let parts = candidates.map(mantissa_exponent);
+    let k = parts.iter().map(|&(_, e)| -e).max().unwrap_or(0).max(0) as u32;
+    let target = a << k;
+    let mut best = 0;
+    let mut best_diff = u128::MAX;
+    for (j, &(m, e)) in parts.iter().enumerate() {
+        let scaled = (u128::from(m) * 1000) << (e + k as i32) as u32;
+        let diff = scaled.abs_diff(target);
+        if diff < best_diff || (diff == best_diff && m % 2 == 0) {
+            best = j;
+            best_diff = diff;
+        }
+    }
+    if ns < 0 {
+        -candidates[best]
+    } else {
+        candidates[best]
+    }
+}
+
+/// `(m, e)` with `x = m · 2^e` for a positive finite double.
+fn mantissa_exponent(x: f64) -> (u64, i32) {
+    let bits = x.to_bits();
+    let exp = ((bits >> 52) & 0x7ff) as i32;
+    let frac = bits & ((1u64 << 52) - 1);
+    if exp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), exp - 1075)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn float_values_match_python() {
+        // float("4203669603438.301") etc., as Python parses them
+        assert_eq!(ns_to_us_f64(4_203_669_603_438_301), 4203669603438.301);
+        assert_eq!(ns_to_us_f64(1_500), 1.5);
+        assert_eq!(ns_to_us_f64(-2_000), -2.0);
+        assert_eq!(ns_to_us_f64(1), 0.001);
+        // halfway between two doubles (ulp 0.25 here): ties to even mantissa
+        assert_eq!(ns_to_us_f64(1_682_725_898_236_567_125), 1682725898236567.0);
+        assert_eq!(ns_to_us_f64(1_682_725_898_236_567_375), 1682725898236567.5);
+        assert_eq!(ns_to_us_f64(1_682_725_898_236_567_100), 1682725898236567.0);
+    }
+
+    #[test]
+    fn python_repr() {
+        assert_eq!(python_float_repr(68.0), "68.0");
+        assert_eq!(python_float_repr(1682725898236635.0), "1682725898236635.0");
+        assert_eq!(python_float_repr(1e16), "1e+16");
+        assert_eq!(python_float_repr(1.5e-5), "1.5e-05");
+        assert_eq!(python_float_repr(-1.0), "-1.0");
+        assert_eq!(python_float_repr(0.1), "0.1");
+        assert_eq!(python_float_repr(f64::NAN), "");
+    }
+
+    #[test]
+    fn step_numbers() {
+        assert_eq!(hta_step_number("ProfilerStep#12"), Some(12));
+        assert_eq!(hta_step_number("ProfilerStep # 3x"), Some(3));
+        assert_eq!(hta_step_number("ProfilerStep"), None);
+        assert_eq!(hta_step_number("ProfileStep#2"), None);
+    }
+}
