@@ -1,1 +1,191 @@
-//! placeholder, being written
+//! The real `kinetoscope` binary on testdata (run from `testdata/`, so paths in messages are
+//! short and exact): the `info` table, `info --json` values, folder arguments, exit codes and
+//! the one-line messages for bad input, warnings shown for damaged input, `--help`.
+
+use std::process::{Command, Output};
+
+use serde_json::{json, Value};
+
+use crate::{eqnice, util};
+
+/// Runs the binary in `testdata/` with `args`.
+fn run(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
+        .args(args)
+        .current_dir(util::testdata(""))
+        .output()
+        .expect("run kinetoscope")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).expect("utf-8 stderr")
+}
+
+/// `info --json` output, parsed.
+fn info_json(args: &[&str]) -> Value {
+    let mut all = vec!["info", "--json"];
+    all.extend_from_slice(args);
+    let o = run(&all);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    serde_json::from_slice(&o.stdout).unwrap_or_else(|e| panic!("info --json is not JSON ({e}): {}", stdout(&o)))
+}
+
+#[test]
+fn info_prints_the_table() {
+    let o = run(&["info", "kineto/object-form.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    eqnice!(
+        "\
+3 events in 1 rank(s)
+
+rank 0  kineto/object-form.json  (kineto, 531 bytes)
+  schema_version     1
+  vocabulary         2021+ (cpu_op/cuda_runtime/kernel)
+  devices used       [0]
+  streams            [7]
+  time span          0.033 ms (100000 .. 133000 ns)
+  events             3  (rows kept: 3, threads: 2)
+    cpu_op                            1
+    kernel                            1
+    runtime                           1
+",
+        stdout(&o)
+    );
+    eqnice!("", stderr(&o));
+}
+
+/// Two files, one with warnings: totals, per-rank values and the warnings, exactly. ts-missing.json
+/// has no distributedInfo, so it takes rank 0; a.json says rank 1.
+#[test]
+fn info_json_has_exact_values() {
+    let v = info_json(&["kineto/two-ranks/a.json", "kineto/bad/ts-missing.json"]);
+    assert_eq!(v["events"], json!(7));
+    assert_eq!(v["files"], json!(["kineto/bad/ts-missing.json", "kineto/two-ranks/a.json"]));
+    let ranks: Vec<Value> = v["ranks"]
+        .as_array()
+        .expect("ranks")
+        .iter()
+        .map(|r| json!([r["rank"], r["file"], r["format"], r["events"], r["rows"], r["kinds"], r["warnings"]]))
+        .collect();
+    assert_eq!(
+        ranks,
+        vec![
+            json!([0, "kineto/bad/ts-missing.json", "kineto", 5, 1, {"cpu_op": 3, "instant": 1, "metadata": 1}, 3]),
+            json!([1, "kineto/two-ranks/a.json", "kineto", 2, 2, {"cpu_op": 1, "kernel": 1}, 0]),
+        ]
+    );
+    assert_eq!(
+        v["warnings"],
+        json!([
+            {
+                "kind": "missing_field",
+                "count": 2,
+                "file": "kineto/bad/ts-missing.json",
+                "offset": 106,
+                "detail": "event \"no_ts\" (ph X) has no \"ts\"",
+                "message": "an event lacks a field its phase needs; it was skipped"
+            },
+            {
+                "kind": "ill_typed_field",
+                "count": 1,
+                "file": "kineto/bad/ts-missing.json",
+                "offset": 311,
+                "detail": "\"ts\" is null, expected a number",
+                "message": "a field has the wrong type; the event was skipped or the field ignored"
+            }
+        ])
+    );
+    assert_eq!(v["ranks"][1]["distributed"], json!({"rank": 1, "world_size": 2, "backend": "nccl"}));
+    assert_eq!(v["ranks"][1]["span_ns"], json!({"start": 100000, "end": 116000, "duration": 16000}));
+}
+
+/// A folder: every file directly inside it, ranks from distributedInfo; the non-trace
+/// `kineto/two-ranks/notes.txt` is skipped with a note on stderr.
+#[test]
+fn info_on_a_folder() {
+    let o = run(&["info", "--json", "kineto/two-ranks"]);
+    assert_eq!(o.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&o.stdout).expect("json");
+    let ranks: Vec<Value> = v["ranks"].as_array().expect("ranks").iter().map(|r| json!([r["rank"], r["file"], r["events"]])).collect();
+    assert_eq!(ranks, vec![json!([0, "kineto/two-ranks/b.json", 1]), json!([1, "kineto/two-ranks/a.json", 2])]);
+    assert_eq!(v["events"], json!(3));
+    eqnice!(
+        "kinetoscope: skipped kineto/two-ranks/notes.txt: kineto/two-ranks/notes.txt: byte 0: expected a trace: JSON ('{' or '['), gzip, or a rocprof CSV header (kernel_trace, memory_copy_trace, *_api_trace, results.csv), found 'Two ranks of one job: a.json is rank 1,…'\n",
+        stderr(&o)
+    );
+}
+
+/// Bad input named on the command line: exit code 1, nothing on stdout, one line on stderr
+/// naming the file, the byte offset and what was expected.
+#[test]
+fn bad_input_exits_1_with_one_line() {
+    let cases = [
+        (
+            "kineto/bad/not-json.json",
+            "kinetoscope: kineto/bad/not-json.json: byte 0: expected a trace: JSON ('{' or '['), gzip, or a rocprof CSV header (kernel_trace, memory_copy_trace, *_api_trace, results.csv), found 'hello'\n",
+        ),
+        (
+            "kineto/bad/corrupt-gzip.json.gz",
+            "kinetoscope: kineto/bad/corrupt-gzip.json.gz: byte 28: expected valid gzip (deflate) data, found corrupt compressed data (Data) at compressed byte 28\n",
+        ),
+        (
+            "kineto/bad/wrong-shape-object.json",
+            "kinetoscope: kineto/bad/wrong-shape-object.json: byte 9: expected a \"traceEvents\" array (Chrome trace format), found end of the top-level object without one\n",
+        ),
+        (
+            "kineto/bad/empty.json",
+            "kinetoscope: kineto/bad/empty.json: byte 0: expected a trace (JSON or rocprof CSV), found end of input (the file is empty)\n",
+        ),
+        ("kineto/no-such-file.json", "kinetoscope: kineto/no-such-file.json: cannot open: No such file or directory (os error 2)\n"),
+    ];
+    for (file, message) in cases {
+        let o = run(&["info", file]);
+        assert_eq!(o.status.code(), Some(1), "{file}");
+        eqnice!("", stdout(&o));
+        eqnice!(message, stderr(&o));
+    }
+}
+
+/// Truncated input is read (exit 0) and the warnings are shown under the table.
+#[test]
+fn truncated_input_shows_warnings() {
+    let o = run(&["info", "kineto/bad/truncated-tail.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    eqnice!(
+        "\
+2 events in 1 rank(s)
+
+rank 0  kineto/bad/truncated-tail.json  (kineto, 239 bytes)
+  vocabulary         2021+ (cpu_op/cuda_runtime/kernel)
+  time span          0.015 ms (10000 .. 25000 ns)
+  events             2  (rows kept: 2, threads: 1)
+    cpu_op                            2
+
+warnings:
+  1 × truncated_tail: the file ends inside an event (truncated); complete events before it were kept (first at byte 184 of kineto/bad/truncated-tail.json: incomplete event at byte 184 dropped)
+  1 × unclosed_array: the file ends before the event array or top-level object is closed (first at byte 184 of kineto/bad/truncated-tail.json: file ends before ']' closes \"traceEvents\")
+",
+        stdout(&o)
+    );
+    let v = info_json(&["kineto/bad/truncated-gzip.json.gz"]);
+    let w: Vec<Value> = v["warnings"].as_array().expect("warnings").iter().map(|w| json!([w["kind"], w["count"], w["offset"]])).collect();
+    assert_eq!(w, vec![json!(["truncated_tail", 2, 254]), json!(["unclosed_array", 1, 184])]);
+    assert_eq!(v["ranks"][0]["events"], json!(2));
+}
+
+#[test]
+fn help_works() {
+    let o = run(&["--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    let out = stdout(&o);
+    assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
+    assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
+    assert!(out.contains("\n  info  What a trace is and contains"), "{out}");
+    let o = run(&["info", "--help"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(stdout(&o).contains("Usage: kinetoscope info [OPTIONS] <PATHS>..."), "{}", stdout(&o));
+}

@@ -26,12 +26,7 @@ use crate::util;
 const TEXT_COLUMNS: [&str; 4] = ["s_cat", "s_name", "pid", "tid"];
 
 /// Differences caused by the model/reader, not by `hta_frame`: (set, column, root cause).
-const KNOWN: &[(&str, &str, &str)] = &[(
-    "trace_file_list",
-    "external_id",
-    "inference_rank_1.json.gz (2022 Kineto) spells the arg `external id` on Runtime/Kernel events; \
-     HTA reads only `External id` (-> -1), read/chrome.rs folds both spellings into `external_id`",
-)];
+const KNOWN: &[(&str, &str, &str)] = &[];
 
 /// One difference group: (set, rank, column) -> (count, first example).
 type Diffs = BTreeMap<(String, u32, String), (usize, String)>;

@@ -56,3 +56,149 @@ macro_rules! eqnice {
         }
     }};
 }
+
+// ---- reader helpers (read_kineto, read_testdata, cli) ----
+
+use kinetoscope::model::events::flags;
+use kinetoscope::model::{IdValue, NONE};
+use kinetoscope::{RankTrace, ReadError};
+
+/// Chunk sizes of [`CHUNKS`] worth sweeping for an input of `len` bytes: 1-byte chunks only below
+/// 300 KB and 7-byte chunks only below 3 MB (they are slow on the multi-MB files).
+pub fn chunks_for(len: usize) -> Vec<usize> {
+    CHUNKS
+        .iter()
+        .copied()
+        .filter(|&c| match c {
+            1 => len < 300_000,
+            7 => len < 3_000_000,
+            _ => true,
+        })
+        .collect()
+}
+
+/// Reads `bytes` as the file `name`, pushed in `chunk`-byte pieces.
+pub fn read_chunked(name: &str, b: &[u8], chunk: usize) -> Result<RankTrace, ReadError> {
+    kinetoscope::read::read_bytes(name, b, chunk)
+}
+
+/// A pid/tid as the file wrote it: integers bare, strings quoted (`13006` vs `"13006"`).
+pub fn id_shown(r: &RankTrace, i: u32) -> String {
+    match r.ids.get(i) {
+        Some(IdValue::Int(v)) => v.to_string(),
+        Some(IdValue::Str(s)) => format!("{:?}", r.strings.get(*s)),
+        None => "?".to_string(),
+    }
+}
+
+/// One line per row, every column: `#row [array index] phase kind "name" cat=.. ts=.. dur=..
+/// pid=.. tid=..`, then only the optional columns that are set (stream, corr, ext, sparse args,
+/// counter samples). `nocat` = no `cat`; no `dur=` = no duration flag.
+pub fn rows_table(r: &RankTrace) -> String {
+    use std::fmt::Write;
+    let ev = &r.events;
+    let mut out = String::new();
+    for e in 0..ev.len() {
+        let _ = write!(out, "#{e} [{}] {} {} {:?}", ev.index[e], ev.phase[e].as_str(), ev.kind[e].as_str(), r.name(e as u32));
+        if ev.flags[e] & flags::HAS_CAT != 0 {
+            let _ = write!(out, " cat={}", r.cat(e as u32));
+        } else {
+            out.push_str(" nocat");
+        }
+        let _ = write!(out, " ts={}", ev.ts[e]);
+        if ev.flags[e] & flags::HAS_DUR != 0 {
+            let _ = write!(out, " dur={}", ev.dur[e]);
+        } else {
+            assert_eq!(ev.dur[e], 0, "row {e} has no duration flag but dur {}", ev.dur[e]);
+        }
+        let _ = write!(out, " pid={} tid={}", id_shown(r, ev.pid[e]), id_shown(r, ev.tid[e]));
+        for (label, v) in [("stream", ev.stream[e]), ("corr", ev.correlation[e]), ("ext", ev.external_id[e])] {
+            if v != -1 {
+                let _ = write!(out, " {label}={v}");
+            }
+        }
+        for (_, arg, v) in ev.int_args.iter().filter(|a| a.0 == e as u32) {
+            let _ = write!(out, " {arg:?}={v}");
+        }
+        for (_, series, v) in ev.counters.iter().filter(|a| a.0 == e as u32) {
+            let _ = write!(out, " C:{}={v}", r.strings.get(*series));
+        }
+        out.push('\n');
+    }
+    out
+}
+
+/// The link columns, one line per row that has any link: `#row launch=#k op=#k parent=#k step=N`.
+pub fn links_table(r: &RankTrace) -> String {
+    use std::fmt::Write;
+    let l = &r.links;
+    let mut out = String::new();
+    for e in 0..r.events.len() {
+        let mut line = String::new();
+        for (label, v) in [("launch", l.launch[e]), ("op", l.op[e]), ("parent", l.parent[e])] {
+            if v != NONE {
+                let _ = write!(line, " {label}=#{v}");
+            }
+        }
+        if l.step[e] != -1 {
+            let _ = write!(line, " step={}", l.step[e]);
+        }
+        if !line.is_empty() {
+            let _ = writeln!(out, "#{e}{line}");
+        }
+    }
+    out
+}
+
+/// `kind × count @offset` for every warning, in the order they were first met.
+pub fn warnings_list(r: &RankTrace) -> Vec<String> {
+    r.warnings.iter().map(|w| format!("{:?} x{} @{}: {}", w.kind, w.count, w.offset, w.detail)).collect()
+}
+
+/// Panics unless two reads of the same bytes are identical: every event column (strings compared
+/// as text), sparse args, counters, ids, names, counts, warnings, metadata and format.
+pub fn assert_same_read(what: &str, a: &RankTrace, b: &RankTrace) {
+    let (ea, eb) = (&a.events, &b.events);
+    assert_eq!(ea.len(), eb.len(), "{what}: rows");
+    assert_eq!(ea.index, eb.index, "{what}: index");
+    assert_eq!(ea.phase, eb.phase, "{what}: phase");
+    assert_eq!(ea.kind, eb.kind, "{what}: kind");
+    assert_eq!(ea.ts, eb.ts, "{what}: ts");
+    assert_eq!(ea.dur, eb.dur, "{what}: dur");
+    assert_eq!(ea.stream, eb.stream, "{what}: stream");
+    assert_eq!(ea.correlation, eb.correlation, "{what}: correlation");
+    assert_eq!(ea.external_id, eb.external_id, "{what}: external_id");
+    assert_eq!(ea.flags, eb.flags, "{what}: flags");
+    assert_eq!(ea.int_args, eb.int_args, "{what}: int_args");
+    assert_eq!(ea.counters.len(), eb.counters.len(), "{what}: counters");
+    for (x, y) in ea.counters.iter().zip(&eb.counters) {
+        assert_eq!((x.0, a.strings.get(x.1), x.2.to_bits()), (y.0, b.strings.get(y.1), y.2.to_bits()), "{what}: counter");
+    }
+    for e in 0..ea.len() {
+        let e = e as u32;
+        assert_eq!(a.name(e), b.name(e), "{what}: name of row {e}");
+        assert_eq!(a.cat(e), b.cat(e), "{what}: cat of row {e}");
+        assert_eq!(id_shown(a, ea.pid[e as usize]), id_shown(b, eb.pid[e as usize]), "{what}: pid of row {e}");
+        assert_eq!(id_shown(a, ea.tid[e as usize]), id_shown(b, eb.tid[e as usize]), "{what}: tid of row {e}");
+    }
+    assert_eq!(a.ids.len(), b.ids.len(), "{what}: ids");
+    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
+    let names = |r: &RankTrace| {
+        let mut p: Vec<(String, String)> = r.process_names.iter().map(|(k, v)| (id_shown(r, *k), v.clone())).collect();
+        let mut t: Vec<(String, String, String)> =
+            r.thread_names.iter().map(|((p, t), v)| (id_shown(r, *p), id_shown(r, *t), v.clone())).collect();
+        p.sort();
+        t.sort();
+        (p, t)
+    };
+    assert_eq!(names(a), names(b), "{what}: process/thread names");
+    assert_eq!(a.counts.events, b.counts.events, "{what}: counts.events");
+    assert_eq!(a.counts.empty_placeholders, b.counts.empty_placeholders, "{what}: counts.empty_placeholders");
+    assert_eq!(a.counts.kinds, b.counts.kinds, "{what}: counts.kinds");
+    assert_eq!(a.counts.categories, b.counts.categories, "{what}: counts.categories");
+    assert_eq!(a.counts.phases, b.counts.phases, "{what}: counts.phases");
+    assert_eq!(a.warnings, b.warnings, "{what}: warnings");
+    assert_eq!(a.format, b.format, "{what}: format");
+    let meta = |r: &RankTrace| format!("{:?}", r.meta);
+    assert_eq!(meta(a), meta(b), "{what}: meta");
+}

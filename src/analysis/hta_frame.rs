@@ -201,9 +201,12 @@ fn parse_rank(r: &RankTrace) -> HtaFrame {
         f.dur.push(dur);
         f.end.push(ts as f64 + dur);
         f.stream.push(ev.stream[e]);
-        f.correlation.push(ev.correlation[e]);
-        f.external_id.push(ev.external_id[e]);
-        f.bytes.push(arg(IntArg::Bytes).unwrap_or(-1));
+        // HTA reads only the exact keys `correlation`, `External id`, `bytes` (SPEC §1.2 step 7);
+        // our reader also accepts other spellings and flags them.
+        let alt = |bit: u8| ev.flags[e] & bit != 0;
+        f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
+        f.external_id.push(if alt(flags::EXTERNAL_ID_ALT_KEY) { -1 } else { ev.external_id[e] });
+        f.bytes.push(if alt(flags::BYTES_ALT_KEY) { None } else { arg(IntArg::Bytes) }.unwrap_or(-1));
         f.memory_bw_gbps.push(if arg(IntArg::Bytes).is_some() { None } else { Some(0.0) });
         f.wait_on_stream.push(arg(IntArg::WaitOnStream).unwrap_or(-1));
         f.wait_on_cuda_event_record_corr_id.push(arg(IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1));

@@ -20,6 +20,13 @@ pub mod flags {
     pub const HAS_CAT: u8 = 2;
     /// The event had a `ts`.
     pub const HAS_TS: u8 = 4;
+    /// `external_id` came from a spelling other than `External id` (`external id`, `External ID`);
+    /// HTA reads only `External id`.
+    pub const EXTERNAL_ID_ALT_KEY: u8 = 8;
+    /// `correlation` came from `cid`/`correlation_id` rather than `correlation`.
+    pub const CORRELATION_ALT_KEY: u8 = 16;
+    /// `bytes` came from `size` rather than `bytes`.
+    pub const BYTES_ALT_KEY: u8 = 32;
 }
 
 /// A process or thread id as written in the trace: an integer (`13006`, `-1`) or a string

@@ -57,8 +57,8 @@ impl Default for Tally {
 #[derive(Default)]
 pub struct ChromeState {
     counts: Tally,
-    /// Open `B` events per (pid, tid).
-    open: FxHashMap<(u32, u32), Vec<EventId>>,
+    /// Open `B` events per (pid, tid), with their byte offsets.
+    open: FxHashMap<(u32, u32), Vec<(EventId, u64)>>,
     /// Flavor hints.
     pub hints: FlavorHints,
     /// Cached kind per category id.
@@ -238,12 +238,17 @@ impl ChromeSink<'_> {
         }
     }
 
-    /// Reads the args the model keeps; returns (stream, correlation, external id).
-    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64) {
+    /// Reads the args the model keeps; returns (stream, correlation, external id, flags for
+    /// values that came from alternative key spellings).
+    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64, u8) {
         let (mut stream, mut corr, mut ext) = (-1, -1, -1);
+        let mut alt = 0u8;
+        // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry both,
+        // and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel), in either order
+        let mut cid = -1;
         let Ok(mut r) = ObjectReader::new(args) else {
             self.warn(WarningKind::MalformedEvent, offset, "\"args\" is not an object".into());
-            return (stream, corr, ext);
+            return (stream, corr, ext, alt);
         };
         loop {
             let (k, v) = match r.next_entry() {
@@ -264,10 +269,22 @@ impl ChromeSink<'_> {
             }
             match &*k {
                 "stream" => stream = v.as_i64().unwrap_or(-1),
-                "correlation" | "cid" | "correlation_id" => corr = v.as_i64().unwrap_or(-1),
-                "External id" | "external id" | "External ID" => ext = v.as_i64().unwrap_or(-1),
+                "correlation" => corr = v.as_i64().unwrap_or(-1),
+                "correlation_id" => {
+                    corr = v.as_i64().unwrap_or(-1);
+                    alt |= flags::CORRELATION_ALT_KEY;
+                }
+                "cid" => cid = v.as_i64().unwrap_or(-1),
+                "External id" => ext = v.as_i64().unwrap_or(-1),
+                "external id" | "External ID" => {
+                    ext = v.as_i64().unwrap_or(-1);
+                    alt |= flags::EXTERNAL_ID_ALT_KEY;
+                }
                 "bytes" => push_int(ev, e, IntArg::Bytes, &v),
-                "size" if matches!(kind, Kind::Memcpy | Kind::Memset) => push_int(ev, e, IntArg::Bytes, &v),
+                "size" if matches!(kind, Kind::Memcpy | Kind::Memset) => {
+                    push_int(ev, e, IntArg::Bytes, &v);
+                    alt |= flags::BYTES_ALT_KEY;
+                }
                 "device" => push_int(ev, e, IntArg::Device, &v),
                 "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
                 "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
@@ -287,7 +304,11 @@ impl ChromeSink<'_> {
         if r.invalid_utf8 {
             self.warn(WarningKind::InvalidUtf8, offset, "in \"args\"".into());
         }
-        (stream, corr, ext)
+        if corr == -1 && cid != -1 {
+            corr = cid;
+            alt |= flags::CORRELATION_ALT_KEY;
+        }
+        (stream, corr, ext, alt)
     }
 }
 
@@ -449,7 +470,7 @@ impl ScanSink for ChromeSink<'_> {
         }
         if phase == Phase::End {
             match self.st.open.get_mut(&(pid, tid)).and_then(|s| s.pop()) {
-                Some(b) => {
+                Some((b, _)) => {
                     let ev = &mut self.rank.events;
                     let d = ts - ev.ts[b as usize];
                     ev.dur[b as usize] = d.max(0);
@@ -478,14 +499,15 @@ impl ScanSink for ChromeSink<'_> {
             self.rank.events.int_args.push((e, IntArg::FlowId, flow_id(id)));
         }
         if let Some(a) = f.args {
-            let (s, c, x) = self.args(e, kind, phase, a, offset);
+            let (s, c, x, alt) = self.args(e, kind, phase, a, offset);
             let ev = &mut self.rank.events;
+            ev.flags[e as usize] |= alt;
             ev.stream[e as usize] = s;
             ev.correlation[e as usize] = c;
             ev.external_id[e as usize] = x;
         }
         if phase == Phase::Begin {
-            self.st.open.entry((pid, tid)).or_default().push(e);
+            self.st.open.entry((pid, tid)).or_default().push((e, offset));
         }
     }
 
@@ -497,11 +519,12 @@ impl ScanSink for ChromeSink<'_> {
 impl ChromeState {
     /// Finishes a rank: warns about unclosed `B` events and sorts the sparse args.
     pub fn finish(&mut self, rank: &mut RankTrace, file: &str) {
-        let unclosed: usize = self.open.values().map(|v| v.len()).sum();
-        if unclosed > 0 {
-            for _ in 0..unclosed {
-                rank.warnings.add(WarningKind::UnclosedBegin, file, 0, || "a 'B' event without 'E'".into());
-            }
+        // in file order, so the warning's first occurrence is the first unclosed `B` of the file
+        let mut unclosed: Vec<(u64, EventId)> = self.open.values().flatten().map(|&(e, off)| (off, e)).collect();
+        unclosed.sort_unstable();
+        for (off, e) in unclosed {
+            let detail = format!("'B' of \"{}\" has no 'E'", rank.name(e));
+            rank.warnings.add(WarningKind::UnclosedBegin, file, off, || detail);
         }
         self.open.clear();
         rank.events.int_args.sort_by_key(|a| a.0);

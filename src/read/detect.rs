@@ -71,9 +71,11 @@ pub fn detect(prefix: &[u8], at_end: bool) -> Detect {
 
 /// The flavor of a Chrome-trace JSON file, from what it contained.
 pub fn chrome_flavor(h: &FlavorHints, shape: Option<Shape>) -> Format {
+    // rocprof v1 JSON has no Kineto categories: a string `ts` in a file with Kineto categories
+    // is damage in a Kineto file, not a rocprof file
     if h.paddle {
         Format::Paddle
-    } else if h.string_times || shape == Some(Shape::CommaList) {
+    } else if shape == Some(Shape::CommaList) || (h.string_times && !h.kineto) {
         Format::RocprofV1Json
     } else if h.kineto {
         Format::Kineto

@@ -100,6 +100,10 @@ pub struct Scanner {
     after_sep: bool,
     /// Trailing data after the document was found; further input is dropped.
     ignoring: bool,
+    /// The last top-level object token was a `,` (so a `}` now closes after a trailing comma).
+    obj_comma: bool,
+    /// [`Scanner::finish`] was called: no more input will come.
+    ending: bool,
 }
 
 impl Default for Scanner {
@@ -118,6 +122,8 @@ impl Default for Scanner {
             element_index: 0,
             after_sep: true,
             ignoring: false,
+            obj_comma: false,
+            ending: false,
         }
     }
 }
@@ -140,6 +146,12 @@ impl Scanner {
     /// Number of array elements seen so far.
     pub fn elements(&self) -> u32 {
         self.element_index
+    }
+
+    /// Whether to wait for more input before reporting what was found at `pos`: the excerpt in
+    /// the message shows up to 40 bytes, and must not depend on how the input was chunked.
+    fn wait_for_excerpt(&self) -> bool {
+        !self.ending && self.buf.len() - self.pos <= 40
     }
 
     /// Absolute offset of the next unscanned byte.
@@ -179,6 +191,7 @@ impl Scanner {
 
     /// Ends the input. Warns about truncation; errors if no trace was found at all.
     pub fn finish(&mut self, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
+        self.ending = true;
         self.run(sink)?;
         if let Some((v, purpose)) = self.val.take() {
             let off = self.at(v.start);
@@ -262,6 +275,7 @@ impl Scanner {
                             self.state = State::ArrayElem;
                             self.after_sep = true;
                         }
+                        _ if self.wait_for_excerpt() => return Ok(()),
                         _ => {
                             return Err(ReadError::new(here, "a JSON trace ('{' or '[')", excerpt(&self.buf[self.pos..])));
                         }
@@ -271,9 +285,14 @@ impl Scanner {
                 State::ObjKey => match c {
                     b'"' => {
                         self.key_offset = here;
+                        self.obj_comma = false;
                         self.start_value(ValKind::Str, Purpose::Key);
                     }
                     b'}' => {
+                        self.no_events_at_end(here)?;
+                        if self.obj_comma {
+                            sink.warn(WarningKind::StrayComma, here, "trailing ',' before '}' of the top-level object".into());
+                        }
                         self.pos += 1;
                         self.state = State::Done;
                     }
@@ -281,10 +300,14 @@ impl Scanner {
                         sink.warn(WarningKind::StrayComma, here, "extra ',' in the top-level object".into());
                         self.pos += 1;
                     }
+                    _ if self.wait_for_excerpt() => return Ok(()),
                     _ => return Err(ReadError::new(here, "a key string or '}' in the top-level object", excerpt(&self.buf[self.pos..]))),
                 },
                 State::ObjColon => {
                     if c != b':' {
+                        if self.wait_for_excerpt() {
+                            return Ok(());
+                        }
                         return Err(ReadError::new(here, format!("':' after the key \"{}\"", self.key), excerpt(&self.buf[self.pos..])));
                     }
                     self.pos += 1;
@@ -303,6 +326,7 @@ impl Scanner {
                         b'[' => ValKind::Array,
                         b'"' => ValKind::Str,
                         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => ValKind::Scalar,
+                        _ if self.wait_for_excerpt() => return Ok(()),
                         _ => return Err(ReadError::new(here, format!("a JSON value for the key \"{}\"", self.key), excerpt(&self.buf[self.pos..]))),
                     };
                     self.start_value(kind, Purpose::MetaValue);
@@ -310,12 +334,15 @@ impl Scanner {
                 State::ObjAfterValue => match c {
                     b',' => {
                         self.pos += 1;
+                        self.obj_comma = true;
                         self.state = State::ObjKey;
                     }
                     b'}' => {
+                        self.no_events_at_end(here)?;
                         self.pos += 1;
                         self.state = State::Done;
                     }
+                    _ if self.wait_for_excerpt() => return Ok(()),
                     _ => return Err(ReadError::new(here, "',' or '}' after a top-level value", excerpt(&self.buf[self.pos..]))),
                 },
                 State::ArrayElem | State::ArrayAfterElem => match c {
@@ -338,9 +365,13 @@ impl Scanner {
                     b'[' => self.start_value(ValKind::Array, Purpose::Element),
                     b'"' => self.start_value(ValKind::Str, Purpose::Element),
                     b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => self.start_value(ValKind::Scalar, Purpose::Element),
+                    _ if self.wait_for_excerpt() => return Ok(()),
                     _ => return Err(ReadError::new(here, "an event object '{', ',' or ']'", excerpt(&self.buf[self.pos..]))),
                 },
                 State::Done => {
+                    if self.wait_for_excerpt() {
+                        return Ok(());
+                    }
                     sink.warn(WarningKind::TrailingData, here, format!("{} after the end of the JSON document", excerpt(&self.buf[self.pos..])));
                     // ignore everything that follows
                     self.ignoring = true;
@@ -351,6 +382,15 @@ impl Scanner {
                 }
             }
         }
+    }
+
+    /// The top-level object ends at `here`: an error unless it had a `traceEvents` array (a JSON
+    /// object without one, e.g. a PyTorch Execution Trace, is not an empty trace).
+    fn no_events_at_end(&self, here: u64) -> Result<(), ReadError> {
+        if self.saw_events {
+            return Ok(());
+        }
+        Err(ReadError::new(here, "a \"traceEvents\" array (Chrome trace format)", "end of the top-level object without one"))
     }
 
     fn start_value(&mut self, kind: ValKind, purpose: Purpose) {
