@@ -15,7 +15,8 @@ use serde::Serialize;
 pub struct ReadError {
     /// File name as given by the user.
     pub file: String,
-    /// Byte offset where the problem was found.
+    /// Byte offset where the problem was found: in the decompressed content for content
+    /// errors, in the file itself for gzip errors (the message says "compressed byte").
     pub offset: u64,
     /// What the reader expected there.
     pub expected: String,
@@ -68,6 +69,8 @@ pub fn excerpt(bytes: &[u8]) -> String {
 pub enum WarningKind {
     /// The file ends inside an event; the complete events before it were kept.
     TruncatedTail,
+    /// The gzip stream ends before its end marker; what was decompressed was kept.
+    TruncatedGzip,
     /// The file ends before the event array / top-level object is closed.
     UnclosedArray,
     /// A comma with no value before it (`[,{...}`, `{...},,{...}`, `{...},]`).
@@ -105,6 +108,7 @@ impl WarningKind {
     pub fn description(self) -> &'static str {
         match self {
             WarningKind::TruncatedTail => "the file ends inside an event (truncated); complete events before it were kept",
+            WarningKind::TruncatedGzip => "the gzip data ends early (truncated download or copy?); what was decompressed was kept",
             WarningKind::UnclosedArray => "the file ends before the event array or top-level object is closed",
             WarningKind::StrayComma => "stray comma with no value before it; ignored",
             WarningKind::MalformedEvent => "an event is not valid JSON; it was skipped",

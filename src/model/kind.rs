@@ -76,7 +76,7 @@ impl Kind {
             "user_annotation" | "UserDefined" => Kind::UserAnnotation,
             "gpu_user_annotation" => Kind::GpuUserAnnotation,
             "python_function" | "PythonOp" | "PythonUserDefined" => Kind::PythonFunction,
-            "cuda_runtime" | "Runtime" | "CudaRuntime" | "HIP_RUNTIME_API" | "HIP_RUNTIME_API_EXT" | "hip_api" => {
+            "cuda_runtime" | "Runtime" | "CudaRuntime" | "HIP_RUNTIME_API" | "HIP_RUNTIME_API_EXT" | "HIP_COMPILER_API" | "hip_api" => {
                 Kind::Runtime
             }
             "cuda_driver" | "Driver" => Kind::Driver,

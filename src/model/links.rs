@@ -89,11 +89,13 @@ pub fn compute(r: &RankTrace) -> Links {
         }
     }
 
-    // nesting per (pid, tid)
-    let mut by_thread: FxHashMap<(u32, u32), Vec<EventId>> = FxHashMap::default();
+    // nesting per (pid, tid), device work (and GPU annotations) apart from host calls: rocprof
+    // writes kernels on the launching thread's pid/tid, and they must not nest under the launch
+    let mut by_thread: FxHashMap<(bool, u32, u32), Vec<EventId>> = FxHashMap::default();
     for e in 0..n {
         if ev.has_dur(e as EventId) && matches!(ev.phase[e], Phase::Complete | Phase::Begin) {
-            by_thread.entry((ev.pid[e], ev.tid[e])).or_default().push(e as EventId);
+            let device = ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation;
+            by_thread.entry((device, ev.pid[e], ev.tid[e])).or_default().push(e as EventId);
         }
     }
     for rows in by_thread.values_mut() {

@@ -168,27 +168,39 @@ impl ChromeSink<'_> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
         let mut f = Fields::default();
         while let Some((k, v)) = r.next_entry().map_err(|e| (e.at, e.expected))? {
+            let ill = |me: &mut Self, field: &str, v: &JVal<'_>, want: &str| {
+                me.warn(WarningKind::IllTypedField, offset, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name()))
+            };
             match &*k {
-                "ph" => {
-                    if let JVal::Str(s) = v {
-                        f.ph = Some(s)
-                    }
-                }
-                "name" => f.name = Some(v),
+                "ph" => match v {
+                    JVal::Str(s) => f.ph = Some(s),
+                    other => ill(self, "ph", &other, "a string"),
+                },
+                "name" => match v {
+                    JVal::Str(_) | JVal::Num(_) => f.name = Some(v),
+                    other => ill(self, "name", &other, "a string"),
+                },
                 "cat" => match v {
                     JVal::Str(s) => f.cat = Some(s),
-                    other => self.warn(WarningKind::IllTypedField, offset, format!("\"cat\" is {}, expected a string", other.type_name())),
+                    other => ill(self, "cat", &other, "a string"),
                 },
                 "ts" => f.ts = Some(v),
                 "dur" => f.dur = Some(v),
-                "pid" => f.pid = Some(v),
-                "tid" => f.tid = Some(v),
-                "id" => f.id = Some(v),
-                "args" => {
-                    if let JVal::Object(a) = v {
-                        f.args = Some(a)
+                "pid" | "tid" => match v {
+                    JVal::Str(_) | JVal::Num(_) => {
+                        if &*k == "pid" {
+                            f.pid = Some(v)
+                        } else {
+                            f.tid = Some(v)
+                        }
                     }
-                }
+                    other => ill(self, &k, &other, "a number or a string"),
+                },
+                "id" => f.id = Some(v),
+                "args" => match v {
+                    JVal::Object(a) => f.args = Some(a),
+                    other => ill(self, "args", &other, "an object"),
+                },
                 _ => {}
             }
         }
@@ -286,6 +298,10 @@ impl ChromeSink<'_> {
                     alt |= flags::BYTES_ALT_KEY;
                 }
                 "device" => push_int(ev, e, IntArg::Device, &v),
+                // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
+                "BeginNs" => push_int(ev, e, IntArg::BeginNs, &v),
+                "EndNs" => push_int(ev, e, IntArg::EndNs, &v),
+                "stream-id" => stream = v.as_i64().unwrap_or(-1),
                 "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
                 "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
                 "Record function id" => push_int(ev, e, IntArg::RecordFunctionId, &v),

@@ -48,7 +48,18 @@ pub fn detect(prefix: &[u8], at_end: bool) -> Detect {
         };
     }
     match prefix[i] {
-        b'{' | b'[' | b',' => return Detect::Yes(Content::Json),
+        b'{' => match super::rocprof::is_v3_json(&prefix[i + 1..], at_end) {
+            None => return Detect::NeedMore,
+            Some(true) => {
+                return Detect::No(ReadError::new(
+                    i as u64,
+                    "a trace (Chrome-trace JSON or rocprof CSV)",
+                    super::rocprof::V3_JSON_UNSUPPORTED,
+                ))
+            }
+            Some(false) => return Detect::Yes(Content::Json),
+        },
+        b'[' | b',' => return Detect::Yes(Content::Json),
         _ => {}
     }
     let rest = &prefix[i..];

@@ -167,10 +167,15 @@ impl GzipInflater {
                             }
                         }
                         Err(e) => {
+                            let what = match e {
+                                MZError::Data => "corrupt deflate data",
+                                MZError::Param | MZError::Stream => "a deflate stream error",
+                                _ => "undecodable data",
+                            };
                             return Err(ReadError::new(
                                 self.consumed,
                                 "valid gzip (deflate) data",
-                                format!("corrupt compressed data ({e:?}) at compressed byte {}", self.consumed),
+                                format!("{what} at compressed byte {}", self.consumed),
                             ));
                         }
                     }

@@ -163,15 +163,14 @@ impl FileReader {
     fn finish_inner(&mut self) -> Result<RankTrace, ReadError> {
         if let Some(gz) = &mut self.gz {
             let clean = gz.finish()?;
-            self.rank.meta.gzip_members = gz.members;
+            // a member cut short still counts as one
+            self.rank.meta.gzip_members = gz.members + u32::from(!clean);
             if let Some(at) = gz.trailing_garbage_at {
                 self.rank.warnings.add(WarningKind::TrailingGarbageAfterGzip, &self.name, at, || format!("at compressed byte {at}"));
             }
             if !clean {
                 let at = gz.consumed();
-                self.rank.warnings.add(WarningKind::TruncatedTail, &self.name, at, || {
-                    format!("the gzip stream ends early (compressed byte {at}); the data decompressed so far was kept")
-                });
+                self.rank.warnings.add(WarningKind::TruncatedGzip, &self.name, at, || format!("at compressed byte {at}"));
             }
         }
         if let Stage::Sniff(buf) = &mut self.stage {
@@ -204,6 +203,14 @@ impl FileReader {
                     scanner.finish(&mut sink)?;
                 }
                 state.finish(&mut self.rank, &self.name);
+                let non_objects = self.rank.warnings.count(WarningKind::NonObjectEvent);
+                if self.rank.counts.events == 0 && non_objects > 0 {
+                    return Err(ReadError::new(
+                        0,
+                        "an array of trace event objects",
+                        format!("{non_objects} elements that are not objects (a PyTorch memory-timeline export or other non-trace JSON?)"),
+                    ));
+                }
                 self.rank.meta.bare_array = scanner.shape() != Some(scan::Shape::Object);
                 self.rank.format = Some(detect::chrome_flavor(&state.hints, scanner.shape()));
                 if self.rank.format == Some(Format::RocprofV1Json) {

@@ -193,8 +193,10 @@ impl Scanner {
     pub fn finish(&mut self, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
         self.ending = true;
         self.run(sink)?;
+        let mut truncated = false;
         if let Some((v, purpose)) = self.val.take() {
             let off = self.at(v.start);
+            truncated = true;
             match purpose {
                 Purpose::Element => sink.warn(WarningKind::TruncatedTail, off, format!("incomplete event at byte {off} dropped")),
                 _ if self.saw_events => sink.warn(WarningKind::UnclosedArray, off, "file ends inside a top-level value".into()),
@@ -203,7 +205,8 @@ impl Scanner {
         }
         match self.state {
             State::Start => Err(ReadError::new(self.at(self.pos), "a JSON trace ('{' or '[')", "end of input (the file is empty)")),
-            State::ArrayElem | State::ArrayAfterElem if self.in_object => {
+            // a truncated event already says the file is cut; the open array follows from it
+            State::ArrayElem | State::ArrayAfterElem if self.in_object && !truncated => {
                 let off = self.at(self.pos);
                 sink.warn(WarningKind::UnclosedArray, off, "file ends before ']' closes \"traceEvents\"".into());
                 Ok(())
