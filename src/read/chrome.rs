@@ -87,6 +87,8 @@ struct Fields<'a> {
     tid: Option<JVal<'a>>,
     id: Option<JVal<'a>>,
     args: Option<&'a [u8]>,
+    /// The event's bytes are valid UTF-8 (so are its `args`).
+    utf8: bool,
 }
 
 fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
@@ -166,7 +168,7 @@ impl ChromeSink<'_> {
 
     fn read_fields<'b>(&mut self, bytes: &'b [u8], offset: u64) -> Result<Fields<'b>, (usize, &'static str)> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
-        let mut f = Fields::default();
+        let mut f = Fields { utf8: r.is_utf8(), ..Fields::default() };
         while let Some((k, v)) = r.next_entry().map_err(|e| (e.at, e.expected))? {
             let ill = |me: &mut Self, field: &str, v: &JVal<'_>, want: &str| {
                 me.warn(WarningKind::IllTypedField, offset, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name()))
@@ -252,13 +254,13 @@ impl ChromeSink<'_> {
 
     /// Reads the args the model keeps; returns (stream, correlation, external id, flags for
     /// values that came from alternative key spellings).
-    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64, u8) {
+    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], utf8: bool, offset: u64) -> (i64, i64, i64, u8) {
         let (mut stream, mut corr, mut ext) = (-1, -1, -1);
         let mut alt = 0u8;
         // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry both,
         // and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel), in either order
         let mut cid = -1;
-        let Ok(mut r) = ObjectReader::new(args) else {
+        let Ok(mut r) = ObjectReader::with_utf8(args, utf8) else {
             self.warn(WarningKind::MalformedEvent, offset, "\"args\" is not an object".into());
             return (stream, corr, ext, alt);
         };
@@ -515,7 +517,7 @@ impl ScanSink for ChromeSink<'_> {
             self.rank.events.int_args.push((e, IntArg::FlowId, flow_id(id)));
         }
         if let Some(a) = f.args {
-            let (s, c, x, alt) = self.args(e, kind, phase, a, offset);
+            let (s, c, x, alt) = self.args(e, kind, phase, a, f.utf8, offset);
             let ev = &mut self.rank.events;
             ev.flags[e as usize] |= alt;
             ev.stream[e as usize] = s;

@@ -83,9 +83,40 @@ pub struct JsonError {
     pub expected: &'static str,
 }
 
+/// Position of the first `a` or `b` in `hay`. JSON strings and the gaps between tokens are
+/// mostly a few bytes long, where a plain loop beats `memchr`'s setup; longer spans use it.
+#[inline]
+pub fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    for (i, &c) in hay.iter().take(16).enumerate() {
+        if c == a || c == b {
+            return Some(i);
+        }
+    }
+    if hay.len() <= 16 {
+        return None;
+    }
+    memchr2(a, b, &hay[16..]).map(|i| i + 16)
+}
+
+/// Like [`find2`] for three bytes.
+#[inline]
+pub fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
+    for (i, &x) in hay.iter().take(16).enumerate() {
+        if x == a || x == b || x == c {
+            return Some(i);
+        }
+    }
+    if hay.len() <= 16 {
+        return None;
+    }
+    memchr3(a, b, c, &hay[16..]).map(|i| i + 16)
+}
+
 /// Iterator over the entries of one JSON object.
 pub struct ObjectReader<'a> {
     b: &'a [u8],
+    /// The whole object is known to be valid UTF-8, so strings need no check of their own.
+    utf8: bool,
     i: usize,
     first: bool,
     done: bool,
@@ -105,11 +136,23 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 impl<'a> ObjectReader<'a> {
     /// Starts reading `b`, which must begin with `{` (after whitespace).
     pub fn new(b: &'a [u8]) -> Result<ObjectReader<'a>, JsonError> {
+        // One check of the whole object is much cheaper than one per string.
+        Self::with_utf8(b, std::str::from_utf8(b).is_ok())
+    }
+
+    /// Like [`ObjectReader::new`] for a slice of an object already known to be valid UTF-8
+    /// (`utf8 = true`; e.g. the `args` of a checked event) or known not to be.
+    pub fn with_utf8(b: &'a [u8], utf8: bool) -> Result<ObjectReader<'a>, JsonError> {
         let i = ws(b, 0);
         if b.get(i) != Some(&b'{') {
             return Err(JsonError { at: i, expected: "'{'" });
         }
-        Ok(ObjectReader { b, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
+        Ok(ObjectReader { b, utf8, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
+    }
+
+    /// Whether the whole object is valid UTF-8.
+    pub fn is_utf8(&self) -> bool {
+        self.utf8
     }
 
     /// The next key and value, `Ok(None)` after the closing brace.
@@ -162,7 +205,7 @@ impl<'a> ObjectReader<'a> {
         let mut j = i + 1;
         let mut escaped = false;
         loop {
-            match memchr2(b'"', b'\\', &b[j..]) {
+            match find2(b'"', b'\\', &b[j..]) {
                 None => return Err(JsonError { at: b.len(), expected: "'\"' closing a string" }),
                 Some(k) => {
                     let at = j + k;
@@ -189,6 +232,10 @@ impl<'a> ObjectReader<'a> {
                     Cow::Owned(s)
                 }
             }
+        } else if self.utf8 {
+            // SAFETY: `self.b` was checked to be valid UTF-8 in `new`, and `raw` lies between two
+            // ASCII quote bytes of it, which are always character boundaries in UTF-8.
+            Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) })
         } else {
             match std::str::from_utf8(raw) {
                 Ok(s) => Cow::Borrowed(s),
@@ -239,13 +286,13 @@ fn skip_nested(b: &[u8], i: usize, open: u8, close: u8) -> Option<usize> {
     let mut depth = 0u32;
     let mut j = i;
     loop {
-        let k = memchr3(b'"', open, close, &b[j..])?;
+        let k = find3(b'"', open, close, &b[j..])?;
         let at = j + k;
         match b[at] {
             b'"' => {
                 let mut s = at + 1;
                 loop {
-                    let q = memchr2(b'"', b'\\', &b[s..])?;
+                    let q = find2(b'"', b'\\', &b[s..])?;
                     if b[s + q] == b'\\' {
                         s += q + 2;
                         if s > b.len() {
@@ -389,7 +436,7 @@ pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
         return Err(JsonError { at: i, expected: "'['" });
     }
     // Reuse the object reader's value parser on the same bytes.
-    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
+    let mut r = ObjectReader { b: raw, utf8: false, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
     let mut out = Vec::new();
     i = ws(raw, i + 1);
     if raw.get(i) == Some(&b']') {

@@ -11,7 +11,7 @@
 //! scanned only once (the scan state survives chunk boundaries). Offsets are absolute byte
 //! positions in the (decompressed) stream.
 
-use memchr::{memchr2, memchr3};
+use super::json::{find2, find3};
 
 use crate::error::{excerpt, ReadError, WarningKind};
 
@@ -415,7 +415,7 @@ impl Scanner {
                     v.pos += 1;
                 }
                 loop {
-                    match memchr2(b'"', b'\\', &buf[v.pos..]) {
+                    match find2(b'"', b'\\', &buf[v.pos..]) {
                         None => {
                             v.pos = buf.len();
                             return Err(v);
@@ -449,7 +449,7 @@ impl Scanner {
         };
         loop {
             if v.in_str {
-                match memchr2(b'"', b'\\', &buf[v.pos..]) {
+                match find2(b'"', b'\\', &buf[v.pos..]) {
                     None => {
                         v.pos = buf.len();
                         return Err(v);
@@ -469,7 +469,7 @@ impl Scanner {
                     }
                 }
             } else {
-                match memchr3(b'"', open, close, &buf[v.pos..]) {
+                match find3(b'"', open, close, &buf[v.pos..]) {
                     None => {
                         v.pos = buf.len();
                         return Err(v);
