@@ -87,8 +87,11 @@ struct Fields<'a> {
     tid: Option<JVal<'a>>,
     id: Option<JVal<'a>>,
     args: Option<&'a [u8]>,
-    /// The event's bytes are valid UTF-8 (so are its `args`).
-    utf8: bool,
+    /// Number of keys (0 for a `{}` placeholder).
+    entries: u32,
+    /// Warnings found while parsing, emitted only once the event is committed (parsing may be
+    /// attempted on an incomplete buffer first, see `event_direct`).
+    warns: Vec<(WarningKind, String)>,
 }
 
 fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
@@ -166,25 +169,28 @@ impl ChromeSink<'_> {
         c.phases[ph as usize] += 1;
     }
 
-    fn read_fields<'b>(&mut self, bytes: &'b [u8], offset: u64) -> Result<Fields<'b>, (usize, &'static str)> {
+    /// Parses one event object at the start of `bytes`; returns its fields and its length.
+    /// Pure: no effect on the rank, so a failed attempt on an incomplete buffer can be retried.
+    fn parse<'b>(bytes: &'b [u8]) -> Result<(Fields<'b>, usize), (usize, &'static str)> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
-        let mut f = Fields { utf8: r.is_utf8(), ..Fields::default() };
+        let mut f = Fields::default();
+        let ill = |f: &mut Fields<'_>, field: &str, v: &JVal<'_>, want: &str| {
+            f.warns.push((WarningKind::IllTypedField, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name())))
+        };
         while let Some((k, v)) = r.next_entry().map_err(|e| (e.at, e.expected))? {
-            let ill = |me: &mut Self, field: &str, v: &JVal<'_>, want: &str| {
-                me.warn(WarningKind::IllTypedField, offset, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name()))
-            };
+            f.entries += 1;
             match &*k {
                 "ph" => match v {
                     JVal::Str(s) => f.ph = Some(s),
-                    other => ill(self, "ph", &other, "a string"),
+                    other => ill(&mut f, "ph", &other, "a string"),
                 },
                 "name" => match v {
                     JVal::Str(_) | JVal::Num(_) => f.name = Some(v),
-                    other => ill(self, "name", &other, "a string"),
+                    other => ill(&mut f, "name", &other, "a string"),
                 },
                 "cat" => match v {
                     JVal::Str(s) => f.cat = Some(s),
-                    other => ill(self, "cat", &other, "a string"),
+                    other => ill(&mut f, "cat", &other, "a string"),
                 },
                 "ts" => f.ts = Some(v),
                 "dur" => f.dur = Some(v),
@@ -196,23 +202,23 @@ impl ChromeSink<'_> {
                             f.tid = Some(v)
                         }
                     }
-                    other => ill(self, &k, &other, "a number or a string"),
+                    other => ill(&mut f, &k, &other, "a number or a string"),
                 },
                 "id" => f.id = Some(v),
                 "args" => match v {
                     JVal::Object(a) => f.args = Some(a),
-                    other => ill(self, "args", &other, "an object"),
+                    other => ill(&mut f, "args", &other, "an object"),
                 },
                 _ => {}
             }
         }
         if r.invalid_utf8 {
-            self.warn(WarningKind::InvalidUtf8, offset, "in an event".into());
+            f.warns.push((WarningKind::InvalidUtf8, "in an event".into()));
         }
         if r.stray_comma {
-            self.warn(WarningKind::StrayComma, offset, "inside an event object".into());
+            f.warns.push((WarningKind::StrayComma, "inside an event object".into()));
         }
-        Ok(f)
+        Ok((f, r.position()))
     }
 
     fn kind_of(&mut self, cat: crate::model::StrId, cat_text: &str) -> Kind {
@@ -254,13 +260,13 @@ impl ChromeSink<'_> {
 
     /// Reads the args the model keeps; returns (stream, correlation, external id, flags for
     /// values that came from alternative key spellings).
-    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], utf8: bool, offset: u64) -> (i64, i64, i64, u8) {
+    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64, u8) {
         let (mut stream, mut corr, mut ext) = (-1, -1, -1);
         let mut alt = 0u8;
         // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry both,
         // and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel), in either order
         let mut cid = -1;
-        let Ok(mut r) = ObjectReader::with_utf8(args, utf8) else {
+        let Ok(mut r) = ObjectReader::new(args) else {
             self.warn(WarningKind::MalformedEvent, offset, "\"args\" is not an object".into());
             return (stream, corr, ext, alt);
         };
@@ -417,20 +423,40 @@ impl ScanSink for ChromeSink<'_> {
     }
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
+        match Self::parse(bytes) {
+            Ok((f, _)) => self.commit(f, offset, index),
+            Err((at, expected)) => {
+                self.rank.counts.events += 1;
+                self.count(Kind::Other, None, b'?');
+                let at = offset + at as u64;
+                self.warn(WarningKind::MalformedEvent, at, format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..])));
+            }
+        }
+    }
+
+    fn event_direct(&mut self, bytes: &[u8], offset: u64, index: u32) -> Option<usize> {
+        let (f, len) = Self::parse(bytes).ok()?;
+        self.commit(f, offset, index);
+        Some(len)
+    }
+
+    fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
+        ChromeSink::warn(self, kind, offset, detail);
+    }
+}
+
+impl ChromeSink<'_> {
+    /// Adds a parsed event to the rank.
+    fn commit(&mut self, mut f: Fields<'_>, offset: u64, index: u32) {
         // `{}` placeholders (Paddle's trailing event, rocprof v1's first) are not events.
-        if bytes.len() <= 64 && bytes[1..bytes.len() - 1].iter().all(|c| c.is_ascii_whitespace()) {
+        if f.entries == 0 && f.warns.is_empty() {
             self.rank.counts.empty_placeholders += 1;
             return;
         }
         self.rank.counts.events += 1;
-        let f = match self.read_fields(bytes, offset) {
-            Ok(f) => f,
-            Err((at, expected)) => {
-                self.count(Kind::Other, None, b'?');
-                self.warn(WarningKind::MalformedEvent, offset + at as u64, format!("expected {expected} at byte {}, found {}", offset + at as u64, excerpt(&bytes[at.min(bytes.len())..])));
-                return;
-            }
-        };
+        for (kind, detail) in std::mem::take(&mut f.warns) {
+            self.warn(kind, offset, detail);
+        }
         let ph_letter = f.ph.as_deref().and_then(|p| p.bytes().next()).unwrap_or(b'?');
         if !self.rank.meta.ts_fractional_or_missing {
             let integral = match &f.ts {
@@ -517,7 +543,7 @@ impl ScanSink for ChromeSink<'_> {
             self.rank.events.int_args.push((e, IntArg::FlowId, flow_id(id)));
         }
         if let Some(a) = f.args {
-            let (s, c, x, alt) = self.args(e, kind, phase, a, f.utf8, offset);
+            let (s, c, x, alt) = self.args(e, kind, phase, a, offset);
             let ev = &mut self.rank.events;
             ev.flags[e as usize] |= alt;
             ev.stream[e as usize] = s;
@@ -529,9 +555,6 @@ impl ScanSink for ChromeSink<'_> {
         }
     }
 
-    fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
-        ChromeSink::warn(self, kind, offset, detail);
-    }
 }
 
 impl ChromeState {

@@ -115,8 +115,6 @@ pub fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
 /// Iterator over the entries of one JSON object.
 pub struct ObjectReader<'a> {
     b: &'a [u8],
-    /// The whole object is known to be valid UTF-8, so strings need no check of their own.
-    utf8: bool,
     i: usize,
     first: bool,
     done: bool,
@@ -134,25 +132,20 @@ fn ws(b: &[u8], mut i: usize) -> usize {
 }
 
 impl<'a> ObjectReader<'a> {
-    /// Starts reading `b`, which must begin with `{` (after whitespace).
+    /// Starts reading the object at the start of `b` (after whitespace). Bytes after the
+    /// object's closing brace are never looked at, so `b` may be the rest of a buffer.
     pub fn new(b: &'a [u8]) -> Result<ObjectReader<'a>, JsonError> {
-        // One check of the whole object is much cheaper than one per string.
-        Self::with_utf8(b, std::str::from_utf8(b).is_ok())
-    }
-
-    /// Like [`ObjectReader::new`] for a slice of an object already known to be valid UTF-8
-    /// (`utf8 = true`; e.g. the `args` of a checked event) or known not to be.
-    pub fn with_utf8(b: &'a [u8], utf8: bool) -> Result<ObjectReader<'a>, JsonError> {
         let i = ws(b, 0);
         if b.get(i) != Some(&b'{') {
             return Err(JsonError { at: i, expected: "'{'" });
         }
-        Ok(ObjectReader { b, utf8, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
+        Ok(ObjectReader { b, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
     }
 
-    /// Whether the whole object is valid UTF-8.
-    pub fn is_utf8(&self) -> bool {
-        self.utf8
+    /// Offset just after the last byte read (after the closing brace once `next_entry` has
+    /// returned `Ok(None)`).
+    pub fn position(&self) -> usize {
+        self.i
     }
 
     /// The next key and value, `Ok(None)` after the closing brace.
@@ -167,6 +160,7 @@ impl<'a> ObjectReader<'a> {
                 Some(b',') => i = ws(b, i + 1),
                 Some(b'}') => {
                     self.done = true;
+                    self.i = i + 1;
                     return Ok(None);
                 }
                 _ => return Err(JsonError { at: i, expected: "',' or '}'" }),
@@ -183,6 +177,7 @@ impl<'a> ObjectReader<'a> {
                     self.stray_comma = true;
                 }
                 self.done = true;
+                self.i = i + 1;
                 return Ok(None);
             }
             Some(b'"') => {}
@@ -232,9 +227,9 @@ impl<'a> ObjectReader<'a> {
                     Cow::Owned(s)
                 }
             }
-        } else if self.utf8 {
-            // SAFETY: `self.b` was checked to be valid UTF-8 in `new`, and `raw` lies between two
-            // ASCII quote bytes of it, which are always character boundaries in UTF-8.
+        } else if raw.is_ascii() {
+            // SAFETY: every ASCII byte sequence is valid UTF-8 (checked just above); this skips
+            // the slower general validation for the common case.
             Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) })
         } else {
             match std::str::from_utf8(raw) {
@@ -436,7 +431,7 @@ pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
         return Err(JsonError { at: i, expected: "'['" });
     }
     // Reuse the object reader's value parser on the same bytes.
-    let mut r = ObjectReader { b: raw, utf8: false, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
+    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
     let mut out = Vec::new();
     i = ws(raw, i + 1);
     if raw.get(i) == Some(&b']') {

@@ -21,6 +21,13 @@ pub trait ScanSink {
     fn meta(&mut self, key: &str, value: &[u8], offset: u64);
     /// One object of the event array; `index` is its position in the array.
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32);
+    /// Fast path: try to read the event object at the start of `rest` (the remaining buffer)
+    /// without a separate scan for its end. `Some(length)` if it was complete and valid; `None`
+    /// to fall back to [`ScanSink::event`] once the object's end is found (incomplete or
+    /// malformed input). Must have no effect when it returns `None`.
+    fn event_direct(&mut self, _rest: &[u8], _offset: u64, _index: u32) -> Option<usize> {
+        None
+    }
     /// Recoverable damage.
     fn warn(&mut self, kind: WarningKind, offset: u64, detail: String);
 }
@@ -364,7 +371,16 @@ impl Scanner {
                         self.pos += 1;
                         self.state = if self.in_object { State::ObjAfterValue } else { State::Done };
                     }
-                    b'{' => self.start_value(ValKind::Object, Purpose::Element),
+                    b'{' => {
+                        if let Some(len) = sink.event_direct(&self.buf[self.pos..], here, self.element_index) {
+                            self.element_index += 1;
+                            self.after_sep = false;
+                            self.state = State::ArrayAfterElem;
+                            self.pos += len;
+                        } else {
+                            self.start_value(ValKind::Object, Purpose::Element);
+                        }
+                    }
                     b'[' => self.start_value(ValKind::Array, Purpose::Element),
                     b'"' => self.start_value(ValKind::Str, Purpose::Element),
                     b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => self.start_value(ValKind::Scalar, Purpose::Element),
