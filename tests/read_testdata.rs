@@ -215,7 +215,7 @@ fn vocabulary_2020() {
         names(r),
         (vec![("100".into(), "python".into())], vec![("100".into(), "\"200\"".into(), "thread 200 (python)".into())])
     );
-    assert_eq!(r.links.steps.iter().map(|s| (s.number, s.event, s.ts, s.dur)).collect::<Vec<_>>(), vec![(1, 0, 1000000, 100000)]);
+    assert_eq!(r.steps.iter().map(|s| (s.number, s.event, s.ts, s.dur)).collect::<Vec<_>>(), vec![(1, 0, 1000000, 100000)]);
     assert_eq!((r.format, r.meta.bare_array), (Some(Format::Kineto), true));
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));
 }
@@ -229,7 +229,7 @@ fn vocabulary_new() {
         "\
 #0 [0] X user_annotation \"ProfilerStep#7\" cat=user_annotation ts=10000000 dur=1000000 pid=50 tid=50 ext=1
 #1 [1] X python_function \"train.py(12): step\" cat=python_function ts=10010000 dur=900000 pid=50 tid=50
-#2 [2] X cpu_op \"aten::mm\" cat=cpu_op ts=10100000 dur=200000 pid=50 tid=50 ext=2 RecordFunctionId=9 EvIdx=4
+#2 [2] X cpu_op \"aten::mm\" cat=cpu_op ts=10100000 dur=200000 pid=50 tid=50 ext=2 RecordFunctionId=9
 #3 [3] X runtime \"cudaLaunchKernel\" cat=cuda_runtime ts=10150000 dur=20000 pid=50 tid=50 corr=100 ext=2
 #4 [4] s launch_flow \"ac2g\" cat=ac2g ts=10150000 pid=50 tid=50 FlowId=100
 #5 [5] X kernel \"gemm\" cat=kernel ts=10400000 dur=50000 pid=0 tid=7 stream=7 corr=100 ext=2 Device=0
@@ -316,7 +316,7 @@ fn vocabulary_new() {
         )
     );
     assert_eq!(names(r), (vec![("50".into(), "python3".into())], vec![("0".into(), "7".into(), "stream 7 ".into())]));
-    assert_eq!(r.links.steps.iter().map(|s| (s.number, s.event)).collect::<Vec<_>>(), vec![(7, 0)]);
+    assert_eq!(r.steps.iter().map(|s| (s.number, s.event)).collect::<Vec<_>>(), vec![(7, 0)]);
     assert_eq!(r.format, Some(Format::Kineto));
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));
 }
@@ -624,7 +624,7 @@ fn links() {
         util::links_table(r)
     );
     assert_eq!(
-        r.links.steps.iter().map(|s| (s.number, s.event, s.ts, s.dur)).collect::<Vec<_>>(),
+        r.steps.iter().map(|s| (s.number, s.event, s.ts, s.dur)).collect::<Vec<_>>(),
         vec![(1, 0, 0, 100000), (2, 1, 100000, 100000), (3, 9, 150000, 100000)]
     );
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));

@@ -131,7 +131,7 @@ pub fn rows_table(r: &RankTrace) -> String {
 /// The link columns, one line per row that has any link: `#row launch=#k op=#k parent=#k step=N`.
 pub fn links_table(r: &RankTrace) -> String {
     use std::fmt::Write;
-    let l = &r.links;
+    let l = r.links();
     let mut out = String::new();
     for e in 0..r.events.len() {
         let mut line = String::new();

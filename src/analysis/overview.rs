@@ -146,7 +146,7 @@ pub fn overview(trace: &Trace) -> Overview {
             devices: devices.into_iter().collect(),
             streams: streams.into_iter().collect(),
             threads: threads.len(),
-            steps: r.links.steps.iter().map(|s| s.number).collect(),
+            steps: r.steps.iter().map(|s| s.number).collect(),
             span_ns: (lo <= hi).then(|| Span { start: lo, end: hi, duration: hi - lo }),
             warnings: r.warnings.iter().map(|w| w.count).sum(),
         });

@@ -54,8 +54,6 @@ pub enum IntArg {
     WaitOnEventRecordCorrelation,
     /// `args["Record function id"]`.
     RecordFunctionId,
-    /// `args["Ev Idx"]`.
-    EvIdx,
     /// Paddle `args.start_time` in ns (parsed from `"1234.567 us"`).
     PaddleStartNs,
     /// Paddle `args.end_time` in ns.
@@ -99,7 +97,7 @@ pub struct EventTable {
     pub external_id: Vec<i64>,
     /// Bit set of [`flags`].
     pub flags: Vec<u8>,
-    /// Sparse integer arguments, sorted by event id.
+    /// Sparse integer arguments, sorted by event id. Append with [`EventTable::push_int_arg`].
     pub int_args: Vec<(EventId, IntArg, i64)>,
     /// Counter samples of `ph: C` events: (event, series name, value).
     pub counters: Vec<(EventId, StrId, f64)>,
@@ -185,6 +183,15 @@ impl EventTable {
         self.external_id.push(e.external_id);
         self.flags.push(e.flags);
         id
+    }
+
+    /// Appends a sparse integer argument of row `e` (rows must be appended in order). Grows by a
+    /// quarter at a time, like the columns.
+    pub fn push_int_arg(&mut self, e: EventId, arg: IntArg, v: i64) {
+        if self.int_args.len() == self.int_args.capacity() {
+            self.int_args.reserve_exact((self.int_args.len() / 4).max(1024));
+        }
+        self.int_args.push((e, arg, v));
     }
 
     /// Removes the last row (used when an event turns out to be invalid after it was added).

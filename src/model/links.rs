@@ -20,7 +20,9 @@ pub struct Step {
     pub dur: i64,
 }
 
-/// Link columns of one rank; each has one entry per row of the event table.
+/// Link columns of one rank; each has one entry per row of the event table. Computed once, on
+/// first use ([`RankTrace::links`]): reading and the overview do not need them, and they cost
+/// 16 bytes per row.
 #[derive(Debug, Clone, Default)]
 pub struct Links {
     /// Device rows: the CPU row that launched them (same correlation id). Launcher rows (runtime,
@@ -34,8 +36,6 @@ pub struct Links {
     /// `[ts, ts+dur)` contains the row's start (the last such step in file order, as HTA); device
     /// rows: the step of their launcher.
     pub step: Vec<i32>,
-    /// The steps, in file order.
-    pub steps: Vec<Step>,
 }
 
 /// The step number in a name like `ProfilerStep#12` or `ProfileStep#3[9.197 ms]`.
@@ -46,11 +46,28 @@ pub fn step_number(name: &str) -> Option<i32> {
     digits.parse().ok()
 }
 
-/// Computes every link column of `r`.
+/// The profiler steps of `r` (CPU-side `ProfilerStep#N` / `ProfileStep#N` complete events), in
+/// file order.
+pub fn find_steps(r: &RankTrace) -> Vec<Step> {
+    let ev = &r.events;
+    let mut steps = Vec::new();
+    for e in 0..ev.len() {
+        // steps are CPU-side markers; `gpu_user_annotation` copies of them are not steps
+        if ev.phase[e] != Phase::Complete || ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation {
+            continue;
+        }
+        if let Some(num) = step_number(r.name(e as EventId)) {
+            steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur[e] });
+        }
+    }
+    steps
+}
+
+/// Computes every link column of `r` (whose `steps` are already found).
 pub fn compute(r: &RankTrace) -> Links {
     let ev = &r.events;
     let n = ev.len();
-    let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n], steps: Vec::new() };
+    let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
 
     // launch <-> device by correlation
     let mut launcher_of: FxHashMap<i64, EventId> = FxHashMap::default();
@@ -116,32 +133,24 @@ pub fn compute(r: &RankTrace) -> Links {
         }
     }
 
-    // steps
-    for e in 0..n {
-        // steps are CPU-side markers; `gpu_user_annotation` copies of them are not steps
-        if ev.phase[e] != Phase::Complete || ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation {
-            continue;
-        }
-        if let Some(num) = step_number(r.name(e as EventId)) {
-            links.steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur[e] });
-        }
-    }
-    if !links.steps.is_empty() {
+    // step membership
+    let steps = &r.steps;
+    if !steps.is_empty() {
         // For each CPU row, the last step (in file order) whose window [ts, ts+dur) contains the
         // row's start. Steps are few and rarely overlap: scan them from the latest start back,
         // stopping once no earlier-starting step can still reach `ts`.
-        let mut order: Vec<usize> = (0..links.steps.len()).collect();
-        order.sort_by_key(|&i| links.steps[i].ts);
-        let max_dur = links.steps.iter().map(|s| s.dur).max().unwrap_or(0);
+        let mut order: Vec<usize> = (0..steps.len()).collect();
+        order.sort_by_key(|&i| steps[i].ts);
+        let max_dur = steps.iter().map(|s| s.dur).max().unwrap_or(0);
         for e in 0..n {
             if ev.kind[e].is_device() {
                 continue;
             }
             let ts = ev.ts[e];
-            let upto = order.partition_point(|&i| links.steps[i].ts <= ts);
+            let upto = order.partition_point(|&i| steps[i].ts <= ts);
             let mut best: Option<usize> = None;
             for &i in order[..upto].iter().rev() {
-                let s = &links.steps[i];
+                let s = &steps[i];
                 if s.ts + max_dur <= ts {
                     break;
                 }
@@ -150,7 +159,7 @@ pub fn compute(r: &RankTrace) -> Links {
                 }
             }
             if let Some(b) = best {
-                links.step[e] = links.steps[b].number;
+                links.step[e] = steps[b].number;
             }
         }
         for e in 0..n {

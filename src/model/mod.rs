@@ -148,8 +148,10 @@ pub struct RankTrace {
     pub counts: EventCounts,
     /// Recoverable problems met while reading this rank.
     pub warnings: Warnings,
-    /// Link columns (launch ↔ kernel, op ↔ kernels, nesting, step).
-    pub links: Links,
+    /// Profiler steps (found by [`crate::read::assemble`]).
+    pub steps: Vec<links::Step>,
+    /// Link columns, computed on first use (see [`RankTrace::links`]).
+    pub(crate) links: std::sync::OnceLock<Links>,
 }
 
 /// Distinct pid/tid values of a rank.
@@ -188,6 +190,12 @@ impl IdTable {
 }
 
 impl RankTrace {
+    /// The link columns (launch ↔ device work, op ↔ kernels, nesting, step membership), computed
+    /// once on the first call.
+    pub fn links(&self) -> &Links {
+        self.links.get_or_init(|| links::compute(self))
+    }
+
     /// Text of an id (pid/tid) as the file wrote it.
     pub fn id_text(&self, i: u32) -> String {
         match self.ids.get(i) {

@@ -313,12 +313,11 @@ impl ChromeSink<'_> {
                 "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
                 "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
                 "Record function id" => push_int(ev, e, IntArg::RecordFunctionId, &v),
-                "Ev Idx" => push_int(ev, e, IntArg::EvIdx, &v),
                 "start_time" | "end_time" => {
                     if let JVal::Str(s) = &v {
                         if let Ok(ns) = with_unit_to_ns(s) {
                             let which = if &*k == "start_time" { IntArg::PaddleStartNs } else { IntArg::PaddleEndNs };
-                            ev.int_args.push((e, which, ns));
+                            ev.push_int_arg(e, which, ns);
                         }
                     }
                 }
@@ -338,7 +337,7 @@ impl ChromeSink<'_> {
 
 fn push_int(ev: &mut crate::model::EventTable, e: EventId, arg: IntArg, v: &JVal<'_>) {
     if let Some(x) = v.as_i64() {
-        ev.int_args.push((e, arg, x));
+        ev.push_int_arg(e, arg, x);
     }
 }
 
@@ -540,7 +539,7 @@ impl ChromeSink<'_> {
             flags: fl,
         });
         if let Some(id) = &f.id {
-            self.rank.events.int_args.push((e, IntArg::FlowId, flow_id(id)));
+            self.rank.events.push_int_arg(e, IntArg::FlowId, flow_id(id));
         }
         if let Some(a) = f.args {
             let (s, c, x, alt) = self.args(e, kind, phase, a, offset);

@@ -72,7 +72,7 @@ pub fn assemble(mut ranks: Vec<RankTrace>) -> Trace {
     }
     for (r, a) in ranks.iter_mut().zip(assigned) {
         r.rank = a.unwrap_or(0);
-        r.links = crate::model::links::compute(r);
+        r.steps = crate::model::links::find_steps(r);
     }
     ranks.sort_by_key(|r| r.rank);
     trace.ranks = ranks;

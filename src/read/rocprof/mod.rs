@@ -318,7 +318,7 @@ impl RowCtx<'_> {
             flags: flags::HAS_TS | flags::HAS_DUR | flags::HAS_CAT,
         });
         for (arg, v) in row.args.into_iter().flatten() {
-            rank.events.int_args.push((e, arg, v));
+            rank.events.push_int_arg(e, arg, v);
         }
         let c = &mut rank.counts;
         c.events += 1;
