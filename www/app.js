@@ -153,6 +153,8 @@ async function run(files) {
     if (data.type === 'progress') showProgress(data);
     else if (data.type === 'result') {
       const ms = finish(current);
+      // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
+      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes };
       showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
       try {
         render(data.json);

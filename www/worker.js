@@ -1,7 +1,7 @@
 // Parse worker: streams each File's bytes into the wasm Session and posts back the overview JSON.
 // No analysis here (STYLE A7). One parse per worker; cancel = the page terminates it.
 // Message in: {module: WebAssembly.Module, files: File[]}.
-// Out: {type:'progress', file, done, total} (bytes over all files) | {type:'result', json} | {type:'error', message}.
+// Out: {type:'progress', file, done, total} (bytes over all files) | {type:'result', json, wasmMemoryBytes} | {type:'error', message}.
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
 self.onmessage = async ({ data: { module, files } }) => {
   try {
@@ -22,7 +22,8 @@ self.onmessage = async ({ data: { module, files } }) => {
       before += file.size;
     }
     self.postMessage({ type: 'progress', file: '', done: total, total });
-    self.postMessage({ type: 'result', json: session.finish() });
+    const json = session.finish();
+    self.postMessage({ type: 'result', json, wasmMemoryBytes: wasm.wasm_memory_bytes() });
   } catch (e) {
     self.postMessage({ type: 'error', message: typeof e === 'string' ? e : String(e?.message ?? e) });
   }
