@@ -108,7 +108,7 @@ pub fn overview(trace: &Trace) -> Overview {
         let cats = &r.counts.categories;
         let old = ["Operator", "Runtime", "Kernel"].iter().any(|c| cats.contains_key(*c));
         let new = ["cpu_op", "cuda_runtime", "kernel"].iter().any(|c| cats.contains_key(*c));
-        if old || new {
+        if (old || new) && r.format == Some(crate::model::Format::Kineto) {
             let v = if old && !new { "2020-21 (Operator/Runtime/Kernel)" } else { "2021+ (cpu_op/cuda_runtime/kernel)" };
             version.insert("vocabulary".into(), v.into());
         }

@@ -313,7 +313,9 @@ impl ChromeSink<'_> {
                 "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
                 "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
                 "Record function id" => push_int(ev, e, IntArg::RecordFunctionId, &v),
-                "start_time" | "end_time" => {
+                // Paddle: exact times of GPU ops and steps (what kernel_extractor reads); not kept for
+                // CPU events, where they only repeat `ts`/`dur`
+                "start_time" | "end_time" if kind.is_device() || kind == Kind::ProfilerStep => {
                     if let JVal::Str(s) = &v {
                         if let Ok(ns) = with_unit_to_ns(s) {
                             let which = if &*k == "start_time" { IntArg::PaddleStartNs } else { IntArg::PaddleEndNs };
