@@ -664,7 +664,9 @@ fn paddle() {
 ",
         util::links_table(r)
     );
-    assert_eq!(r.events.int_arg(4, IntArg::PaddleStartNs), Some(1_234_567)); // "1234.567 us"
+    assert_eq!(r.events.int_arg(0, IntArg::PaddleEndNs), Some(12_300_500)); // "12300.500 us"
+    assert_eq!(r.events.int_arg(8, IntArg::PaddleStartNs), Some(12_372_000)); // "12372.000 us"
+    assert_eq!(r.events.int_arg(4, IntArg::PaddleStartNs), None); // a CPU op: not kept
     assert_eq!(
         counts(r),
         (
