@@ -453,7 +453,7 @@ fn args_key_drift() {
         "\
 #0 [0] X cpu_op \"aten::copy_\" cat=cpu_op ts=10000 dur=50000 pid=1 tid=1 ext=1
 #1 [1] X runtime \"cudaMemcpyAsync\" cat=cuda_runtime ts=11000 dur=2000 pid=1 tid=1 corr=11 ext=1
-#2 [2] X memcpy \"Memcpy HtoD (Pageable -> Device)\" cat=gpu_memcpy ts=20000 dur=1000 pid=0 tid=7 stream=7 corr=11 ext=1 Bytes=4096 Device=0
+#2 [2] X memcpy \"Memcpy HtoD (Pageable -> Device)\" cat=gpu_memcpy ts=20000 dur=1000 pid=0 tid=7 stream=7 corr=11 ext=1 Device=0 Bytes=4096
 #3 [3] X runtime \"cudaMemsetAsync\" cat=cuda_runtime ts=14000 dur=2000 pid=1 tid=1 corr=12 ext=1
 #4 [4] X memset \"Memset (Device)\" cat=gpu_memset ts=22000 dur=1000 pid=0 tid=7 stream=7 corr=12 Bytes=64
 #5 [5] X runtime \"hipLaunchKernel\" cat=cuda_runtime ts=16000 dur=2000 pid=1 tid=1 corr=13

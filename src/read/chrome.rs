@@ -75,6 +75,81 @@ pub struct ChromeSink<'a> {
     pub file: &'a str,
 }
 
+/// The `args` the model keeps, read in the same pass as the event (see `parse_args`).
+#[derive(Default)]
+struct ArgVals {
+    stream: i64,
+    correlation: i64,
+    cid: i64,
+    external_id: i64,
+    /// `flags::*_ALT_KEY` bits.
+    alt: u8,
+    /// Sparse integer args, in file order (at most one per key we keep).
+    ints: Vec<(IntArg, i64)>,
+    /// `size` (a memcpy/memset's bytes under another name; applied only to those kinds).
+    size: Option<i64>,
+    /// Paddle `start_time`/`end_time`, ns (applied only to steps and GPU ops).
+    paddle: (Option<i64>, Option<i64>),
+    invalid_utf8: bool,
+}
+
+/// Reads the args the model keeps from an `args` object. Pure.
+fn parse_args(r: &mut ObjectReader<'_>) -> Result<ArgVals, super::json::JsonError> {
+    let mut a = ArgVals { stream: -1, correlation: -1, cid: -1, external_id: -1, ..ArgVals::default() };
+    while let Some((k, v)) = r.next_entry()? {
+        let int = || v.as_i64();
+        match &*k {
+            "stream" | "stream-id" => a.stream = int().unwrap_or(-1),
+            "correlation" => a.correlation = int().unwrap_or(-1),
+            "correlation_id" => {
+                a.correlation = int().unwrap_or(-1);
+                a.alt |= flags::CORRELATION_ALT_KEY;
+            }
+            // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry
+            // both, and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel)
+            "cid" => a.cid = int().unwrap_or(-1),
+            "External id" => a.external_id = int().unwrap_or(-1),
+            "external id" | "External ID" => {
+                a.external_id = int().unwrap_or(-1);
+                a.alt |= flags::EXTERNAL_ID_ALT_KEY;
+            }
+            "size" => a.size = int(),
+            "start_time" | "end_time" => {
+                if let JVal::Str(s) = &v {
+                    let ns = with_unit_to_ns(s).ok();
+                    if &*k == "start_time" {
+                        a.paddle.0 = ns;
+                    } else {
+                        a.paddle.1 = ns;
+                    }
+                }
+            }
+            other => {
+                let arg = match other {
+                    "bytes" => IntArg::Bytes,
+                    "device" => IntArg::Device,
+                    // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
+                    "BeginNs" => IntArg::BeginNs,
+                    "EndNs" => IntArg::EndNs,
+                    "wait_on_stream" => IntArg::WaitOnStream,
+                    "wait_on_cuda_event_record_corr_id" => IntArg::WaitOnEventRecordCorrelation,
+                    "Record function id" => IntArg::RecordFunctionId,
+                    _ => continue,
+                };
+                if let Some(x) = int() {
+                    a.ints.push((arg, x));
+                }
+            }
+        }
+    }
+    if a.correlation == -1 && a.cid != -1 {
+        a.correlation = a.cid;
+        a.alt |= flags::CORRELATION_ALT_KEY;
+    }
+    a.invalid_utf8 = r.invalid_utf8;
+    Ok(a)
+}
+
 /// Fields of one event as found in its object.
 #[derive(Default)]
 struct Fields<'a> {
@@ -87,6 +162,8 @@ struct Fields<'a> {
     tid: Option<JVal<'a>>,
     id: Option<JVal<'a>>,
     args: Option<&'a [u8]>,
+    /// What `args` holds that the model keeps (`None` if there is no readable `args` object).
+    argv: Option<ArgVals>,
     /// Number of keys (0 for a `{}` placeholder).
     entries: u32,
     /// Warnings found while parsing, emitted only once the event is committed (parsing may be
@@ -177,8 +254,19 @@ impl ChromeSink<'_> {
         let ill = |f: &mut Fields<'_>, field: &str, v: &JVal<'_>, want: &str| {
             f.warns.push((WarningKind::IllTypedField, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name())))
         };
-        while let Some((k, v)) = r.next_entry().map_err(|e| (e.at, e.expected))? {
+        while let Some(k) = r.next_key().map_err(|e| (e.at, e.expected))? {
             f.entries += 1;
+            if &*k == "args" {
+                if let Some(mut sub) = r.nested_object() {
+                    if let Ok(a) = parse_args(&mut sub) {
+                        f.args = Some(r.skip_nested_read(&sub));
+                        f.argv = Some(a);
+                        continue;
+                    }
+                    // malformed args: the event is kept without them (below), with a warning
+                }
+            }
+            let v = r.next_value().map_err(|e| (e.at, e.expected))?;
             match &*k {
                 "ph" => match v {
                     JVal::Str(s) => f.ph = Some(s),
@@ -206,7 +294,14 @@ impl ChromeSink<'_> {
                 },
                 "id" => f.id = Some(v),
                 "args" => match v {
-                    JVal::Object(a) => f.args = Some(a),
+                    JVal::Object(a) => {
+                        f.args = Some(a);
+                        let detail = match parse_args(&mut ObjectReader::new(a).map_err(|e| (e.at, e.expected))?) {
+                            Err(e) => format!("in \"args\": expected {} at +{}", e.expected, e.at),
+                            Ok(_) => "in \"args\"".to_string(),
+                        };
+                        f.warns.push((WarningKind::MalformedEvent, detail));
+                    }
                     other => ill(&mut f, "args", &other, "an object"),
                 },
                 _ => {}
@@ -258,88 +353,45 @@ impl ChromeSink<'_> {
         }
     }
 
-    /// Reads the args the model keeps; returns (stream, correlation, external id, flags for
-    /// values that came from alternative key spellings).
-    fn args(&mut self, e: EventId, kind: Kind, phase: Phase, args: &[u8], offset: u64) -> (i64, i64, i64, u8) {
-        let (mut stream, mut corr, mut ext) = (-1, -1, -1);
-        let mut alt = 0u8;
-        // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry both,
-        // and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel), in either order
-        let mut cid = -1;
-        let Ok(mut r) = ObjectReader::new(args) else {
-            self.warn(WarningKind::MalformedEvent, offset, "\"args\" is not an object".into());
-            return (stream, corr, ext, alt);
-        };
-        loop {
-            let (k, v) = match r.next_entry() {
-                Ok(Some(kv)) => kv,
-                Ok(None) => break,
-                Err(err) => {
-                    self.warn(WarningKind::MalformedEvent, offset, format!("in \"args\": expected {} at +{}", err.expected, err.at));
-                    break;
-                }
-            };
-            let ev = &mut self.rank.events;
-            if phase == Phase::Counter {
-                if let Some(x) = v.as_f64() {
-                    let series = self.rank.strings.intern(&k);
-                    ev.counters.push((e, series, x));
-                }
-                continue;
+    /// Stores what `args` held on row `e`: link columns, sparse args, counter samples.
+    fn apply_args(&mut self, e: EventId, kind: Kind, phase: Phase, a: &ArgVals, raw: &[u8], offset: u64) {
+        let ev = &mut self.rank.events;
+        let i = e as usize;
+        ev.stream[i] = a.stream;
+        ev.correlation[i] = a.correlation;
+        ev.external_id[i] = a.external_id;
+        ev.flags[i] |= a.alt;
+        for &(arg, v) in &a.ints {
+            ev.push_int_arg(e, arg, v);
+        }
+        if let (Some(size), true) = (a.size, matches!(kind, Kind::Memcpy | Kind::Memset)) {
+            ev.push_int_arg(e, IntArg::Bytes, size);
+            ev.flags[i] |= flags::BYTES_ALT_KEY;
+        }
+        // Paddle: exact times of GPU ops and steps (what kernel_extractor reads); not kept for
+        // CPU events, where they only repeat `ts`/`dur`
+        if kind.is_device() || kind == Kind::ProfilerStep {
+            if let Some(ns) = a.paddle.0 {
+                ev.push_int_arg(e, IntArg::PaddleStartNs, ns);
             }
-            match &*k {
-                "stream" => stream = v.as_i64().unwrap_or(-1),
-                "correlation" => corr = v.as_i64().unwrap_or(-1),
-                "correlation_id" => {
-                    corr = v.as_i64().unwrap_or(-1);
-                    alt |= flags::CORRELATION_ALT_KEY;
-                }
-                "cid" => cid = v.as_i64().unwrap_or(-1),
-                "External id" => ext = v.as_i64().unwrap_or(-1),
-                "external id" | "External ID" => {
-                    ext = v.as_i64().unwrap_or(-1);
-                    alt |= flags::EXTERNAL_ID_ALT_KEY;
-                }
-                "bytes" => push_int(ev, e, IntArg::Bytes, &v),
-                "size" if matches!(kind, Kind::Memcpy | Kind::Memset) => {
-                    push_int(ev, e, IntArg::Bytes, &v);
-                    alt |= flags::BYTES_ALT_KEY;
-                }
-                "device" => push_int(ev, e, IntArg::Device, &v),
-                // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
-                "BeginNs" => push_int(ev, e, IntArg::BeginNs, &v),
-                "EndNs" => push_int(ev, e, IntArg::EndNs, &v),
-                "stream-id" => stream = v.as_i64().unwrap_or(-1),
-                "wait_on_stream" => push_int(ev, e, IntArg::WaitOnStream, &v),
-                "wait_on_cuda_event_record_corr_id" => push_int(ev, e, IntArg::WaitOnEventRecordCorrelation, &v),
-                "Record function id" => push_int(ev, e, IntArg::RecordFunctionId, &v),
-                // Paddle: exact times of GPU ops and steps (what kernel_extractor reads); not kept for
-                // CPU events, where they only repeat `ts`/`dur`
-                "start_time" | "end_time" if kind.is_device() || kind == Kind::ProfilerStep => {
-                    if let JVal::Str(s) = &v {
-                        if let Ok(ns) = with_unit_to_ns(s) {
-                            let which = if &*k == "start_time" { IntArg::PaddleStartNs } else { IntArg::PaddleEndNs };
-                            ev.push_int_arg(e, which, ns);
-                        }
+            if let Some(ns) = a.paddle.1 {
+                ev.push_int_arg(e, IntArg::PaddleEndNs, ns);
+            }
+        }
+        if phase == Phase::Counter {
+            // counter samples: every numeric arg is a series (rare events; read the args again)
+            if let Ok(mut r) = ObjectReader::new(raw) {
+                while let Ok(Some((k, v))) = r.next_entry() {
+                    if let Some(x) = v.as_f64() {
+                        let series = self.rank.strings.intern(&k);
+                        self.rank.events.counters.push((e, series, x));
                     }
                 }
-                _ => {}
             }
         }
-        if r.invalid_utf8 {
+        if a.invalid_utf8 {
             self.warn(WarningKind::InvalidUtf8, offset, "in \"args\"".into());
         }
-        if corr == -1 && cid != -1 {
-            corr = cid;
-            alt |= flags::CORRELATION_ALT_KEY;
-        }
-        (stream, corr, ext, alt)
-    }
-}
-
-fn push_int(ev: &mut crate::model::EventTable, e: EventId, arg: IntArg, v: &JVal<'_>) {
-    if let Some(x) = v.as_i64() {
-        ev.push_int_arg(e, arg, x);
     }
 }
 
@@ -543,13 +595,8 @@ impl ChromeSink<'_> {
         if let Some(id) = &f.id {
             self.rank.events.push_int_arg(e, IntArg::FlowId, flow_id(id));
         }
-        if let Some(a) = f.args {
-            let (s, c, x, alt) = self.args(e, kind, phase, a, offset);
-            let ev = &mut self.rank.events;
-            ev.flags[e as usize] |= alt;
-            ev.stream[e as usize] = s;
-            ev.correlation[e as usize] = c;
-            ev.external_id[e as usize] = x;
+        if let (Some(a), Some(raw)) = (&f.argv, f.args) {
+            self.apply_args(e, kind, phase, a, raw, offset);
         }
         if phase == Phase::Begin {
             self.st.open.entry((pid, tid)).or_default().push((e, offset));

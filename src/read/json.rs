@@ -150,6 +150,15 @@ impl<'a> ObjectReader<'a> {
 
     /// The next key and value, `Ok(None)` after the closing brace.
     pub fn next_entry(&mut self) -> Result<Option<(Cow<'a, str>, JVal<'a>)>, JsonError> {
+        match self.next_key()? {
+            None => Ok(None),
+            Some(k) => Ok(Some((k, self.next_value()?))),
+        }
+    }
+
+    /// The next key, leaving the reader at its value (read it with [`ObjectReader::next_value`]
+    /// or [`ObjectReader::nested_object`]); `Ok(None)` after the closing brace.
+    pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, JsonError> {
         if self.done {
             return Ok(None);
         }
@@ -189,10 +198,30 @@ impl<'a> ObjectReader<'a> {
         if b.get(i) != Some(&b':') {
             return Err(JsonError { at: i, expected: "':'" });
         }
-        i = ws(b, i + 1);
-        let (val, after) = self.value(i)?;
+        self.i = ws(b, i + 1);
+        Ok(Some(key))
+    }
+
+    /// The value after a key from [`ObjectReader::next_key`].
+    pub fn next_value(&mut self) -> Result<JVal<'a>, JsonError> {
+        let (val, after) = self.value(self.i)?;
         self.i = after;
-        Ok(Some((key, val)))
+        Ok(val)
+    }
+
+    /// A reader for the object value after a key (instead of [`ObjectReader::next_value`]), so
+    /// it is read in the same pass; finish with [`ObjectReader::skip_nested_read`]. `None` if
+    /// the value is not an object.
+    pub fn nested_object(&self) -> Option<ObjectReader<'a>> {
+        (self.b.get(self.i) == Some(&b'{')).then(|| ObjectReader::new(&self.b[self.i..]).ok()).flatten()
+    }
+
+    /// Continues after a nested object fully read by `sub` (from [`ObjectReader::nested_object`]);
+    /// returns the nested object's bytes.
+    pub fn skip_nested_read(&mut self, sub: &ObjectReader<'a>) -> &'a [u8] {
+        let start = self.i;
+        self.i += sub.position();
+        &self.b[start..self.i]
     }
 
     fn string(&mut self, i: usize) -> Result<(Cow<'a, str>, usize), JsonError> {
