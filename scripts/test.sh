@@ -1,10 +1,15 @@
 #!/usr/bin/env bash
 # The project's one test command (README): native build + tests, wasm page build, browser e2e.
-# Needs what .ci/run installs: the wasm32 target, wasm-bindgen-cli (Cargo.lock's version), Chromium, node.
+# Works on a fresh Debian machine with rustup and node: scripts/setup.sh installs the wasm32 target,
+# wasm-bindgen-cli (Cargo.lock's version) and Chromium when they are missing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 t0=$SECONDS
 step() { echo "== [$((SECONDS - t0))s] $*"; }
+
+step "setup (wasm target, wasm-bindgen-cli, Chromium; skipped when present)"
+bash scripts/setup.sh --wasm --browser
 
 step "cargo build --release"
 cargo build --release --locked

@@ -4,7 +4,7 @@
 #   dist/kinetoscope.html   ONE self-contained file (wasm, glue, worker, sample inlined) that works from file://
 #
 # usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
-# needs: rustup target wasm32-unknown-unknown, wasm-bindgen-cli at the version Cargo.lock pins, python3.
+# needs: rustup and python3; the wasm32 target and wasm-bindgen-cli are installed if missing (scripts/setup.sh).
 # env:   KINETOSCOPE_SAMPLE   sample trace to bundle (default: HTA's alexnet trace in ../shared/traces)
 #        CARGO_TARGET_DIR     honoured like cargo does
 set -euo pipefail
@@ -24,13 +24,9 @@ default_sample=../shared/traces/hta/critical_path/alexnet/benchmark_result_28692
 sample=${KINETOSCOPE_SAMPLE:-$default_sample}
 [ -f "$sample" ] || { echo "www/build.sh: sample trace not found: $sample (set KINETOSCOPE_SAMPLE)" >&2; exit 1; }
 
-want=$(awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock)
-have=$(wasm-bindgen --version 2>/dev/null || true)
-if [ "$have" != "wasm-bindgen $want" ]; then
-  echo "www/build.sh: need wasm-bindgen $want (Cargo.lock), found '${have:-none}'." >&2
-  echo "  install: rustup target add wasm32-unknown-unknown && cargo install wasm-bindgen-cli --version $want" >&2
-  exit 1
-fi
+# the wasm target and wasm-bindgen-cli (Cargo.lock's version), installed if missing
+bash scripts/setup.sh --wasm
+export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
 
 t0=$SECONDS
 echo "== cargo build --lib --target wasm32-unknown-unknown"
@@ -137,6 +133,6 @@ printf '   dist/ (index.html + assets + pkg/): %s bytes (wasm %s)\n' \
 printf '   dist/kinetoscope.html (single file, opens from file://): %s bytes\n' "$(size dist/kinetoscope.html)"
 
 if [ -n "$serve" ]; then
-  echo "== serving dist/ at http://localhost:$port/   (single file: http://localhost:$port/kinetoscope.html; Ctrl-C stops)"
+  echo "== serving dist/: open http://localhost:$port/#sample=1  (opens with the bundled sample; single file: http://localhost:$port/kinetoscope.html#sample=1; Ctrl-C stops)"
   cd dist && exec python3 -m http.server "$port" --bind 127.0.0.1
 fi
