@@ -13,6 +13,11 @@ fn main() -> ExitCode {
     match std::panic::catch_unwind(cli::run) {
         Ok(Ok(())) => ExitCode::SUCCESS,
         Ok(Err(err)) => {
+            if let Some(e) = err.downcast_ref::<clap::Error>() {
+                // bad arguments: clap's own message (it starts with "error:" and shows the usage)
+                let _ = e.print();
+                return ExitCode::from(1);
+            }
             if let Some(e) = err.downcast_ref::<std::io::Error>() {
                 if e.kind() == std::io::ErrorKind::BrokenPipe {
                     return ExitCode::SUCCESS;

@@ -1,6 +1,7 @@
 //! The real `kinetoscope` binary on testdata (run from `testdata/`, so paths in messages are
 //! short and exact): the `info` table, `info --json` values, folder arguments, exit codes and
-//! the one-line messages for bad input, warnings shown for damaged input, `--help`.
+//! the one-line messages for bad input, warnings shown for damaged input, `--help`, `--version`
+//! and bad arguments.
 
 use std::process::{Command, Output};
 
@@ -8,11 +9,12 @@ use serde_json::{json, Value};
 
 use crate::{eqnice, util};
 
-/// Runs the binary in `testdata/` with `args`.
+/// Runs the binary in `testdata/` with `args` (clap's messages without colors).
 fn run(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
         .args(args)
         .current_dir(util::testdata(""))
+        .env_remove("CLICOLOR_FORCE")
         .output()
         .expect("run kinetoscope")
 }
@@ -114,9 +116,41 @@ fn info_on_a_folder() {
     assert_eq!(ranks, vec![json!([0, "kineto/two-ranks/b.json", 1]), json!([1, "kineto/two-ranks/a.json", 2])]);
     assert_eq!(v["events"], json!(3));
     eqnice!(
-        "kinetoscope: skipped kineto/two-ranks/notes.txt: kineto/two-ranks/notes.txt: byte 0: expected a trace: JSON ('{' or '['), gzip, or a rocprof CSV header (kernel_trace, memory_copy_trace, *_api_trace, results.csv), found 'Two ranks of one job: a.json is rank 1,…'\n",
+        "kinetoscope: skipped kineto/two-ranks/notes.txt: byte 0: expected a trace: JSON ('{' or '['), gzip, or a rocprof CSV header (kernel_trace, memory_copy_trace, *_api_trace, results.csv), found 'Two ranks of one job: a.json is rank 1,…'\n",
         stderr(&o)
     );
+}
+
+/// `distributedInfo` in the table: plain values, `?` for a value the trace lacks.
+#[test]
+fn info_shows_distributed_info() {
+    let o = run(&["info", "kineto/two-ranks/b.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    eqnice!(
+        "\
+1 events in 1 rank(s)
+
+rank 0  kineto/two-ranks/b.json  (kineto, 186 bytes)
+  vocabulary         2021+ (cpu_op/cuda_runtime/kernel)
+  distributed        rank 0 of 2, backend nccl
+  time span          0.012 ms (100000 .. 112000 ns)
+  events             1  (rows kept: 1, threads: 1)
+    cpu_op                            1
+",
+        stdout(&o)
+    );
+    eqnice!("", stderr(&o));
+
+    // only a rank: world size and backend are unknown
+    let text = r#"{"distributedInfo": {"rank": 5}, "traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}"#;
+    let path = std::env::temp_dir().join(format!("kinetoscope-cli-{}-rank-only.json", std::process::id()));
+    std::fs::write(&path, text).expect("write temp trace");
+    let o = run(&["info", path.to_str().expect("utf-8 temp path")]);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("\n  distributed        rank 5 of ?, backend ?\n"), "{out}");
+    eqnice!("", stderr(&o));
 }
 
 /// Bad input named on the command line: exit code 1, nothing on stdout, one line on stderr
@@ -184,7 +218,69 @@ fn help_works() {
     assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
     assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
     assert!(out.contains("\n  info  What a trace is and contains"), "{out}");
+    eqnice!("", stderr(&o));
     let o = run(&["info", "--help"]);
     assert_eq!(o.status.code(), Some(0));
     assert!(stdout(&o).contains("Usage: kinetoscope info [OPTIONS] <PATHS>..."), "{}", stdout(&o));
+    eqnice!("", stderr(&o));
+}
+
+#[test]
+fn version_works() {
+    let o = run(&["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    eqnice!(format!("kinetoscope {}\n", env!("CARGO_PKG_VERSION")), stdout(&o));
+    eqnice!("", stderr(&o));
+}
+
+/// Bad arguments are a user error: exit code 1 (not clap's 2, which is kept for internal
+/// errors), clap's message on stderr, nothing on stdout.
+#[test]
+fn bad_arguments_exit_1() {
+    let cases: [(&[&str], &str); 3] = [
+        (
+            &["info", "--bogus", "kineto/object-form.json"],
+            "\
+error: unexpected argument '--bogus' found
+
+  tip: to pass '--bogus' as a value, use '-- --bogus'
+
+Usage: kinetoscope info [OPTIONS] <PATHS>...
+
+For more information, try '--help'.
+",
+        ),
+        (
+            &["info"],
+            "\
+error: the following required arguments were not provided:
+  <PATHS>...
+
+Usage: kinetoscope info <PATHS>...
+
+For more information, try '--help'.
+",
+        ),
+        (
+            &["bogus"],
+            "\
+error: unrecognized subcommand 'bogus'
+
+Usage: kinetoscope <COMMAND>
+
+For more information, try '--help'.
+",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = run(args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        eqnice!("", stdout(&o));
+        eqnice!(message, stderr(&o));
+    }
+    // no command at all: the help, on stderr, as an error
+    let o = run(&[]);
+    assert_eq!(o.status.code(), Some(1));
+    eqnice!("", stdout(&o));
+    assert!(stderr(&o).contains("\nUsage: kinetoscope <COMMAND>\n"), "{}", stderr(&o));
 }

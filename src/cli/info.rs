@@ -64,7 +64,9 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
             writeln!(out, "  {k:<18} {v}")?;
         }
         if let Some(d) = &r.distributed {
-            writeln!(out, "  {:<18} rank {:?} of {:?}, backend {:?}", "distributed", d.rank, d.world_size, d.backend.as_deref().unwrap_or("-"))?;
+            let or_unknown = |v: Option<i64>| v.map_or_else(|| "?".to_string(), |v| v.to_string());
+            let backend = d.backend.as_deref().unwrap_or("?");
+            writeln!(out, "  {:<18} rank {} of {}, backend {backend}", "distributed", or_unknown(d.rank), or_unknown(d.world_size))?;
         }
         for d in &r.device_properties {
             writeln!(out, "  {:<18} {} {}", "device", d.id.map(|i| i.to_string()).unwrap_or_default(), d.name.as_deref().unwrap_or("?"))?;

@@ -5,8 +5,7 @@
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -46,20 +45,46 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
 
 fn read_one(path: &Path, done: &AtomicU64) -> Result<RankTrace, kinetoscope::ReadError> {
     let name = path.display().to_string();
-    let io_err = |e: std::io::Error| kinetoscope::ReadError::new(0, "a readable file", e.to_string()).in_file(&name);
-    let mut f = File::open(path).map_err(io_err)?;
-    let total = f.metadata().map(|m| m.len()).ok();
-    let mut reader = FileReader::new(&name, total);
-    let mut buf = vec![0u8; CHUNK];
+    let read = || {
+        let io_err = |e: std::io::Error| kinetoscope::ReadError::new(0, "a readable file", e.to_string());
+        let mut f = File::open(path).map_err(io_err)?;
+        let total = f.metadata().map(|m| m.len()).ok();
+        let mut reader = FileReader::new(&name, total);
+        let mut buf = vec![0u8; CHUNK];
+        loop {
+            let n = f.read(&mut buf).map_err(io_err)?;
+            if n == 0 {
+                break;
+            }
+            reader.push(&buf[..n])?;
+            done.fetch_add(n as u64, Ordering::Relaxed);
+        }
+        reader.finish()
+    };
+    // every error names its file (its Display starts with the name), so callers print it as is
+    read().map_err(|e| if e.file.is_empty() { e.in_file(&name) } else { e })
+}
+
+/// The progress line on stderr: every 200 ms until `finished` is set (and the thread unparked),
+/// then cleared.
+fn show_progress(done: &AtomicU64, total: u64, finished: &AtomicBool) {
+    let start = Instant::now();
     loop {
-        let n = f.read(&mut buf).map_err(io_err)?;
-        if n == 0 {
+        let tick = Instant::now() + Duration::from_millis(200);
+        // park_timeout may wake early (spuriously or by unpark): wait out the tick unless finished
+        while !finished.load(Ordering::Acquire) && Instant::now() < tick {
+            std::thread::park_timeout(tick.saturating_duration_since(Instant::now()));
+        }
+        if finished.load(Ordering::Acquire) {
             break;
         }
-        reader.push(&buf[..n])?;
-        done.fetch_add(n as u64, Ordering::Relaxed);
+        let d = done.load(Ordering::Relaxed);
+        let mb = |b: u64| b as f64 / 1e6;
+        let rate = mb(d) / start.elapsed().as_secs_f64().max(1e-3);
+        eprint!("\rreading {:5.1}%  {:.0}/{:.0} MB  {:.0} MB/s ", 100.0 * d as f64 / total.max(1) as f64, mb(d), mb(total), rate);
+        let _ = std::io::stderr().flush();
     }
-    reader.finish()
+    eprint!("\r{:60}\r", "");
 }
 
 /// Reads every input into one trace. Files found in folders that are not traces are skipped
@@ -68,54 +93,51 @@ pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
     let inputs = expand(paths)?;
     let total: u64 = inputs.iter().filter_map(|i| std::fs::metadata(&i.path).ok()).map(|m| m.len()).sum();
     let done = AtomicU64::new(0);
-    let next = AtomicU64::new(0);
-    let results: Mutex<Vec<Option<Result<RankTrace, kinetoscope::ReadError>>>> = Mutex::new((0..inputs.len()).map(|_| None).collect());
+    let next = AtomicUsize::new(0);
     let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(inputs.len()).max(1);
     let show = std::io::stderr().is_terminal() && total > 32 << 20;
-    let finished = std::sync::atomic::AtomicBool::new(false);
-    std::thread::scope(|s| {
-        for _ in 0..threads {
-            s.spawn(|| loop {
-                let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                if i >= inputs.len() {
-                    break;
-                }
-                let r = read_one(&inputs[i].path, &done);
-                if let Ok(mut v) = results.lock() {
-                    v[i] = Some(r);
-                }
-            });
+    let finished = AtomicBool::new(false);
+    // each reader takes the next unread input until none is left and returns what it read
+    let reader = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= inputs.len() {
+                return mine;
+            }
+            mine.push((i, read_one(&inputs[i].path, &done)));
         }
-        if show {
-            s.spawn(|| {
-                let start = Instant::now();
-                while !finished.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    let d = done.load(Ordering::Relaxed);
-                    let mb = |b: u64| b as f64 / 1e6;
-                    let rate = mb(d) / start.elapsed().as_secs_f64().max(1e-3);
-                    eprint!("\rreading {:5.1}%  {:.0}/{:.0} MB  {:.0} MB/s ", 100.0 * d as f64 / total.max(1) as f64, mb(d), mb(total), rate);
-                    let _ = std::io::stderr().flush();
-                }
-                eprint!("\r{:60}\r", "");
-            });
-        }
-        // the reader threads are joined when the scope ends; signal the progress thread first
-        while next.load(Ordering::Relaxed) < inputs.len() as u64 + threads as u64 {
-            std::thread::sleep(Duration::from_millis(20));
-            if results.lock().map(|v| v.iter().all(|r| r.is_some())).unwrap_or(true) {
-                break;
+    };
+    let results = std::thread::scope(|s| {
+        let progress = show.then(|| s.spawn(|| show_progress(&done, total, &finished)));
+        let readers: Vec<_> = (0..threads).map(|_| s.spawn(reader)).collect();
+        let mut results: Vec<Option<Result<RankTrace, kinetoscope::ReadError>>> = (0..inputs.len()).map(|_| None).collect();
+        let mut panicked = None;
+        for h in readers {
+            match h.join() {
+                Ok(mine) => mine.into_iter().for_each(|(i, r)| results[i] = Some(r)),
+                Err(payload) => panicked = panicked.or(Some(payload)),
             }
         }
-        finished.store(true, Ordering::Relaxed);
+        finished.store(true, Ordering::Release);
+        if let Some(p) = &progress {
+            p.thread().unpark();
+        }
+        // A reader panicked (a bug): carry its panic on to main's catch_unwind (exit code 2). The
+        // panic hook already reported it in the reader; resume_unwind does not report it again.
+        // The scope joins the progress thread before it unwinds.
+        if let Some(payload) = panicked {
+            std::panic::resume_unwind(payload);
+        }
+        results
     });
-    let results = results.into_inner().unwrap_or_default();
     let mut ranks = Vec::new();
     for (input, r) in inputs.iter().zip(results) {
         match r {
             Some(Ok(rank)) => ranks.push(rank),
             Some(Err(e)) if input.named => return Err(e.into()),
-            Some(Err(e)) => eprintln!("kinetoscope: skipped {}: {e}", input.path.display()),
+            // the error's Display starts with the file name
+            Some(Err(e)) => eprintln!("kinetoscope: skipped {e}"),
             None => bail!("{}: not read", input.path.display()),
         }
     }

@@ -3,6 +3,7 @@
 mod info;
 mod input;
 
+use clap::error::ErrorKind;
 use clap::{Parser, Subcommand};
 
 /// GPU/ML/HPC trace analyzer: PyTorch profiler (Kineto) JSON, PaddlePaddle, rocprof.
@@ -19,9 +20,20 @@ enum Command {
     Info(info::Args),
 }
 
-/// Runs the command line.
+/// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
+/// come back as a [`clap::Error`] inside the error, which the caller prints as is (exit code 1).
 pub fn run() -> anyhow::Result<()> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => match e.kind() {
+            ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
+                // `print` writes these to stdout (with colors when it is a terminal).
+                e.print()?;
+                return Ok(());
+            }
+            _ => return Err(e.into()),
+        },
+    };
     match cli.command {
         Command::Info(a) => info::run(a),
     }
