@@ -55,6 +55,15 @@ fn thousands(n: u64) -> String {
     out
 }
 
+/// Step numbers as a list, or as a count and range when there are many (`--json` has them all).
+fn steps_text(steps: &[i32]) -> String {
+    if steps.len() <= 12 {
+        return format!("{steps:?}");
+    }
+    let (lo, hi) = (steps.iter().min().copied().unwrap_or(0), steps.iter().max().copied().unwrap_or(0));
+    format!("{} steps, #{lo} .. #{hi}", steps.len())
+}
+
 fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
     writeln!(out, "{} events in {} rank(s)", thousands(ov.events), ov.ranks.len())?;
     for r in &ov.ranks {
@@ -81,7 +90,7 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
             writeln!(out, "  {:<18} {:.3} ms ({} .. {} ns)", "time span", s.duration as f64 / 1e6, s.start, s.end)?;
         }
         if !r.steps.is_empty() {
-            writeln!(out, "  {:<18} {:?}", "profiler steps", r.steps)?;
+            writeln!(out, "  {:<18} {}", "profiler steps", steps_text(&r.steps))?;
         }
         writeln!(out, "  {:<18} {}  (rows kept: {}, threads: {})", "events", thousands(r.events), thousands(r.rows as u64), r.threads)?;
         let mut kinds: Vec<_> = r.kinds.iter().collect();
@@ -98,4 +107,16 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps_text;
+
+    #[test]
+    fn long_step_lists_are_summarised() {
+        assert_eq!(steps_text(&[2, 3, 4]), "[2, 3, 4]");
+        let many: Vec<i32> = (5..=40).collect();
+        assert_eq!(steps_text(&many), "36 steps, #5 .. #40");
+    }
 }
