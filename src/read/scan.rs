@@ -135,6 +135,22 @@ impl Default for Scanner {
     }
 }
 
+/// Scans a string body from `pos` (inside the string): `Ok(end)` just after the closing quote, or
+/// `Err(resume)`, where to continue once more bytes arrive (an escape may be split by a chunk edge).
+fn string_end(buf: &[u8], mut pos: usize) -> Result<usize, usize> {
+    loop {
+        let Some(i) = find2(b'"', b'\\', &buf[pos..]) else { return Err(buf.len()) };
+        let at = pos + i;
+        if buf[at] == b'"' {
+            return Ok(at + 1);
+        }
+        if at + 1 >= buf.len() {
+            return Err(at);
+        }
+        pos = at + 2;
+    }
+}
+
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -430,26 +446,13 @@ impl Scanner {
                 if v.pos == v.start {
                     v.pos += 1;
                 }
-                loop {
-                    match find2(b'"', b'\\', &buf[v.pos..]) {
-                        None => {
-                            v.pos = buf.len();
-                            return Err(v);
-                        }
-                        Some(i) => {
-                            let at = v.pos + i;
-                            if buf[at] == b'\\' {
-                                if at + 1 >= buf.len() {
-                                    v.pos = at;
-                                    return Err(v);
-                                }
-                                v.pos = at + 2;
-                            } else {
-                                return Ok(at + 1);
-                            }
-                        }
+                return match string_end(buf, v.pos) {
+                    Ok(end) => Ok(end),
+                    Err(resume) => {
+                        v.pos = resume;
+                        Err(v)
                     }
-                }
+                };
             }
             ValKind::Scalar => {
                 let mut i = v.pos;
@@ -465,23 +468,14 @@ impl Scanner {
         };
         loop {
             if v.in_str {
-                match find2(b'"', b'\\', &buf[v.pos..]) {
-                    None => {
-                        v.pos = buf.len();
-                        return Err(v);
+                match string_end(buf, v.pos) {
+                    Ok(end) => {
+                        v.in_str = false;
+                        v.pos = end;
                     }
-                    Some(i) => {
-                        let at = v.pos + i;
-                        if buf[at] == b'\\' {
-                            if at + 1 >= buf.len() {
-                                v.pos = at;
-                                return Err(v);
-                            }
-                            v.pos = at + 2;
-                        } else {
-                            v.in_str = false;
-                            v.pos = at + 1;
-                        }
+                    Err(resume) => {
+                        v.pos = resume;
+                        return Err(v);
                     }
                 }
             } else {
