@@ -20,6 +20,7 @@ pub mod chart;
 pub mod error;
 pub mod model;
 pub mod read;
+pub mod table;
 #[cfg(target_arch = "wasm32")]
 pub mod web;
 

@@ -284,3 +284,11 @@ For more information, try '--help'.
     eqnice!("", stdout(&o));
     assert!(stderr(&o).contains("\nUsage: kinetoscope <COMMAND>\n"), "{}", stderr(&o));
 }
+
+/// `info --csv`: events per kind per rank, one row each.
+#[test]
+fn info_csv_lists_kinds_per_rank() {
+    let o = run(&["info", "--csv", "kineto/two-ranks/a.json", "kineto/bad/ts-missing.json"]);
+    assert_eq!(o.status.code(), Some(0));
+    eqnice!("rank,kind,events\n0,cpu_op,3\n0,instant,1\n0,metadata,1\n1,cpu_op,1\n1,kernel,1\n", stdout(&o));
+}

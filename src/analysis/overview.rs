@@ -153,3 +153,34 @@ pub fn overview(trace: &Trace) -> Overview {
     }
     Overview { events: ranks.iter().map(|r| r.events).sum(), files: ranks.iter().map(|r| r.file.clone()).collect(), ranks, warnings }
 }
+
+/// Events per kind per rank (`info --csv`): columns `rank`, `kind`, `events`; ranks in order,
+/// kinds by name.
+pub fn kinds_table(ov: &Overview) -> crate::table::Table {
+    use crate::table::{Table, Unit, Values};
+    let (mut ranks, mut kinds, mut counts) = (Vec::new(), Vec::new(), Vec::new());
+    for r in &ov.ranks {
+        for (k, n) in &r.kinds {
+            ranks.push(i64::from(r.rank));
+            kinds.push(k.clone());
+            counts.push(*n as i64);
+        }
+    }
+    Table::new("kinds")
+        .with("rank", Unit::None, Values::Int(ranks))
+        .with("kind", Unit::None, Values::Str(kinds))
+        .with("events", Unit::Count, Values::Int(counts))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kinds_table_per_rank() {
+        let a = br#"{"distributedInfo": {"rank": 1}, "traceEvents": [{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"pid":0,"tid":7},
+            {"ph":"X","cat":"Kernel","name":"k","ts":3,"dur":1,"pid":0,"tid":7}]}"#;
+        let b = br#"[{"ph":"X","cat":"cpu_op","name":"op","ts":0,"dur":9,"pid":1,"tid":1}, {"ph":"M","name":"process_name","pid":1,"args":{"name":"p"}}]"#;
+        let trace = crate::read::read_all(&[("a.json", &a[..]), ("b.json", &b[..])]).expect("reads");
+        let t = super::kinds_table(&super::overview(&trace));
+        assert_eq!(t.to_csv(), "rank,kind,events\n0,cpu_op,1\n0,metadata,1\n1,kernel,2\n");
+    }
+}

@@ -13,8 +13,11 @@ pub struct Args {
     #[arg(required = true)]
     paths: Vec<PathBuf>,
     /// Print JSON instead of a table.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "csv")]
     json: bool,
+    /// Print events per kind per rank as CSV (`rank,kind,events`).
+    #[arg(long)]
+    csv: bool,
     /// Write an SVG chart of events per kind.
     #[arg(long, value_name = "FILE.svg")]
     plot: Option<PathBuf>,
@@ -37,6 +40,8 @@ pub fn run(a: Args) -> Result<()> {
     if a.json {
         serde_json::to_writer_pretty(&mut out, &ov)?;
         writeln!(out)?;
+    } else if a.csv {
+        out.write_all(kinetoscope::analysis::overview::kinds_table(&ov).to_csv().as_bytes())?;
     } else {
         print_text(&mut out, &ov)?;
     }

@@ -1,0 +1,96 @@
+//! Typed tables: what analyses return and every renderer (CSV, JSON, terminal, the page, charts)
+//! reads. Columns have a name, a type and a unit; values are never formatted before rendering.
+
+mod render;
+
+use serde::Serialize;
+
+/// Unit of a column's values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    /// No unit (names, ids, labels).
+    None,
+    /// A count of things.
+    Count,
+    /// Nanoseconds.
+    Ns,
+    /// Microseconds (HTA's unit).
+    Us,
+    /// Bytes.
+    Bytes,
+    /// Percent (0–100).
+    Percent,
+    /// A ratio (0–1).
+    Ratio,
+}
+
+/// The values of one column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(untagged)]
+pub enum Values {
+    /// Text.
+    Str(Vec<String>),
+    /// Integers.
+    Int(Vec<i64>),
+    /// Floats (`NaN` renders as an empty cell / `null`).
+    Float(Vec<f64>),
+}
+
+impl Values {
+    /// Number of values.
+    pub fn len(&self) -> usize {
+        match self {
+            Values::Str(v) => v.len(),
+            Values::Int(v) => v.len(),
+            Values::Float(v) => v.len(),
+        }
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// One column.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Column {
+    /// Name (CSV header).
+    pub name: String,
+    /// Unit of the values.
+    pub unit: Unit,
+    /// The values.
+    pub values: Values,
+}
+
+/// A named table of equally long columns.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Table {
+    /// Name (file stem when written to disk).
+    pub name: String,
+    /// Columns, in display order.
+    pub columns: Vec<Column>,
+}
+
+impl Table {
+    /// An empty table.
+    pub fn new(name: &str) -> Table {
+        Table { name: name.to_string(), columns: Vec::new() }
+    }
+
+    /// Adds a column (builder style). All columns must have the same length.
+    pub fn with(mut self, name: &str, unit: Unit, values: Values) -> Table {
+        debug_assert!(self.columns.first().is_none_or(|c| c.values.len() == values.len()), "column {name} has a different length");
+        self.columns.push(Column { name: name.to_string(), unit, values });
+        self
+    }
+
+    /// Number of rows.
+    pub fn rows(&self) -> usize {
+        self.columns.first().map(|c| c.values.len()).unwrap_or(0)
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,82 @@
+//! Table renderers: CSV (RFC 4180), JSON rows, aligned text for terminals.
+
+use super::{Table, Values};
+
+/// One cell as text (`NaN` → empty).
+fn cell(v: &Values, row: usize) -> String {
+    match v {
+        Values::Str(s) => s[row].clone(),
+        Values::Int(i) => i[row].to_string(),
+        Values::Float(f) if f[row].is_nan() => String::new(),
+        Values::Float(f) => f[row].to_string(),
+    }
+}
+
+/// Quotes a CSV field when it holds a comma, quote or line break.
+fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_string()
+    }
+}
+
+impl Table {
+    /// CSV with a header line; `\n` line ends.
+    pub fn to_csv(&self) -> String {
+        let mut out = self.columns.iter().map(|c| csv_field(&c.name)).collect::<Vec<_>>().join(",");
+        out.push('\n');
+        for row in 0..self.rows() {
+            let line: Vec<String> = self.columns.iter().map(|c| csv_field(&cell(&c.values, row))).collect();
+            out.push_str(&line.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// JSON: an array of row objects keyed by column name.
+    pub fn to_json_rows(&self) -> serde_json::Value {
+        let rows = (0..self.rows())
+            .map(|row| {
+                let obj = self.columns.iter().map(|c| {
+                    let v = match &c.values {
+                        Values::Str(s) => serde_json::Value::from(s[row].clone()),
+                        Values::Int(i) => serde_json::Value::from(i[row]),
+                        Values::Float(f) => serde_json::Number::from_f64(f[row]).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+                    };
+                    (c.name.clone(), v)
+                });
+                serde_json::Value::Object(obj.collect())
+            })
+            .collect();
+        serde_json::Value::Array(rows)
+    }
+
+    /// Aligned text: text columns left-aligned, numbers right-aligned, a rule under the header.
+    pub fn to_text(&self) -> String {
+        let cells: Vec<Vec<String>> = self.columns.iter().map(|c| (0..self.rows()).map(|r| cell(&c.values, r)).collect()).collect();
+        let widths: Vec<usize> = self
+            .columns
+            .iter()
+            .zip(&cells)
+            .map(|(c, v)| v.iter().map(|s| s.chars().count()).chain([c.name.chars().count()]).max().unwrap_or(0))
+            .collect();
+        let numeric = |i: usize| !matches!(self.columns[i].values, Values::Str(_));
+        let pad = |i: usize, s: &str| {
+            let fill = " ".repeat(widths[i] - s.chars().count());
+            if numeric(i) {
+                format!("{fill}{s}")
+            } else {
+                format!("{s}{fill}")
+            }
+        };
+        let mut out = String::new();
+        let line = |parts: Vec<String>| parts.join("  ").trim_end().to_string() + "\n";
+        out.push_str(&line(self.columns.iter().enumerate().map(|(i, c)| pad(i, &c.name)).collect()));
+        out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
+        for row in 0..self.rows() {
+            out.push_str(&line((0..self.columns.len()).map(|i| pad(i, &cells[i][row])).collect()));
+        }
+        out
+    }
+}

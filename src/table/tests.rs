@@ -1,0 +1,26 @@
+use super::*;
+
+fn sample() -> Table {
+    Table::new("t")
+        .with("kernel", Unit::None, Values::Str(vec!["gemm".into(), "a,\"b\"".into()]))
+        .with("count", Unit::Count, Values::Int(vec![12, 3]))
+        .with("mean_us", Unit::Us, Values::Float(vec![1.5, f64::NAN]))
+}
+
+#[test]
+fn csv_quotes_and_empty_nan() {
+    assert_eq!(sample().to_csv(), "kernel,count,mean_us\ngemm,12,1.5\n\"a,\"\"b\"\"\",3,\n");
+}
+
+#[test]
+fn json_rows_with_null_for_nan() {
+    assert_eq!(
+        sample().to_json_rows().to_string(),
+        r#"[{"count":12,"kernel":"gemm","mean_us":1.5},{"count":3,"kernel":"a,\"b\"","mean_us":null}]"#
+    );
+}
+
+#[test]
+fn text_aligns_numbers_right() {
+    assert_eq!(sample().to_text(), "kernel  count  mean_us\n------  -----  -------\ngemm       12      1.5\na,\"b\"       3\n");
+}
