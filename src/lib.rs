@@ -18,6 +18,7 @@
 pub mod analysis;
 pub mod chart;
 pub mod error;
+pub mod export;
 pub mod model;
 pub mod read;
 pub mod table;

@@ -1,0 +1,153 @@
+//! Writes one rank as Chrome-trace JSON (`{"traceEvents": [...]}`), streamed event by event.
+//!
+//! Times are written from the exact ns as decimal µs (`1500` ns → `1.5`), so reading the output
+//! back gives the same integers. Each row becomes one event with its phase, category, name,
+//! pid/tid as the input spelled them, and `args` holding what the model keeps (stream,
+//! correlation, External id, sparse integer args, counter samples); process and thread names
+//! become `M` events. Spec: the Trace Event Format document linked from `read/chrome.rs`.
+
+use std::io::{self, Write};
+
+use crate::model::time::ns_to_us_string;
+use crate::model::{IdValue, IntArg, Phase, RankTrace};
+
+/// The args key an [`IntArg`] is written under.
+fn int_arg_key(a: IntArg) -> &'static str {
+    match a {
+        IntArg::Bytes => "bytes",
+        IntArg::Device => "device",
+        IntArg::FlowId => "id",
+        IntArg::WaitOnStream => "wait_on_stream",
+        IntArg::WaitOnEventRecordCorrelation => "wait_on_cuda_event_record_corr_id",
+        IntArg::RecordFunctionId => "Record function id",
+        IntArg::PaddleStartNs => "start_time_ns",
+        IntArg::PaddleEndNs => "end_time_ns",
+        IntArg::HipStream => "hip_stream",
+        IntArg::BeginNs => "BeginNs",
+        IntArg::EndNs => "EndNs",
+    }
+}
+
+fn id_json(r: &RankTrace, i: u32) -> String {
+    match r.ids.get(i) {
+        Some(IdValue::Int(v)) => v.to_string(),
+        Some(IdValue::Str(s)) => serde_json::Value::from(r.strings.get(*s)).to_string(),
+        None => "0".to_string(),
+    }
+}
+
+/// Writes `r` to `w`.
+pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
+    let ev = &r.events;
+    let s = |t: &str| serde_json::Value::from(t).to_string();
+    write!(w, "{{")?;
+    if let Some(d) = &r.meta.distributed {
+        write!(w, "\"distributedInfo\": {},\n", serde_json::to_string(d).map_err(io::Error::other)?)?;
+    }
+    write!(w, "\"traceEvents\": [")?;
+    let mut first = true;
+    let mut sep = |w: &mut dyn Write| -> io::Result<()> {
+        let text = if first { "\n" } else { ",\n" };
+        first = false;
+        w.write_all(text.as_bytes())
+    };
+    let mut names: Vec<_> = r.process_names.iter().map(|(p, n)| (*p, None, n)).collect();
+    names.extend(r.thread_names.iter().map(|((p, t), n)| (*p, Some(*t), n)));
+    names.sort_by_key(|(p, t, _)| (*p, *t));
+    for (p, t, n) in names {
+        sep(w)?;
+        let (what, tid) = match t {
+            None => ("process_name", String::new()),
+            Some(t) => ("thread_name", format!(", \"tid\": {}", id_json(r, t))),
+        };
+        write!(w, "{{\"ph\": \"M\", \"name\": \"{what}\", \"pid\": {}{tid}, \"args\": {{\"name\": {}}}}}", id_json(r, p), s(n))?;
+    }
+    let mut int_args = ev.int_args.iter().peekable();
+    let mut counters = ev.counters.iter().peekable();
+    for e in 0..ev.len() {
+        sep(w)?;
+        let ph = match ev.phase[e] {
+            Phase::Async | Phase::Other => "i",
+            p => p.as_str(),
+        };
+        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(r.name(e as u32)))?;
+        if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
+            write!(w, ", \"cat\": {}", s(r.cat(e as u32)))?;
+        }
+        write!(w, ", \"pid\": {}, \"tid\": {}, \"ts\": {}", id_json(r, ev.pid[e]), id_json(r, ev.tid[e]), ns_to_us_string(ev.ts[e]))?;
+        if ev.has_dur(e as u32) && ev.phase[e] != Phase::Begin {
+            write!(w, ", \"dur\": {}", ns_to_us_string(ev.dur[e]))?;
+        }
+        let mut args: Vec<String> = Vec::new();
+        for (k, v) in [("stream", ev.stream[e]), ("correlation", ev.correlation[e]), ("External id", ev.external_id[e])] {
+            if v != -1 {
+                args.push(format!("\"{k}\": {v}"));
+            }
+        }
+        while let Some(&&(row, arg, v)) = int_args.peek() {
+            if row as usize != e {
+                break;
+            }
+            int_args.next();
+            if arg == IntArg::FlowId {
+                write!(w, ", \"id\": {v}")?;
+            } else {
+                args.push(format!("\"{}\": {v}", int_arg_key(arg)));
+            }
+        }
+        while let Some(&&(row, series, v)) = counters.peek() {
+            if row as usize != e {
+                break;
+            }
+            counters.next();
+            args.push(format!("{}: {}", s(r.strings.get(series)), serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())));
+        }
+        if !args.is_empty() {
+            write!(w, ", \"args\": {{{}}}", args.join(", "))?;
+        }
+        write!(w, "}}")?;
+    }
+    writeln!(w, "\n]}}")?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Export, re-import: the same rows, names, links and sparse args.
+    #[test]
+    fn round_trip() {
+        let json = br#"{"distributedInfo": {"rank": 2, "world_size": 4}, "traceEvents": [
+            {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "python"}},
+            {"ph": "X", "cat": "cpu_op", "name": "aten::mm \"q\"", "pid": 1, "tid": "1(Py)", "ts": 1795388036039728.123, "dur": 5.5, "args": {"External id": 7}},
+            {"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": "1(Py)", "ts": 1795388036039729, "dur": 1, "args": {"External id": 7, "correlation": 9}},
+            {"ph": "s", "cat": "ac2g", "name": "ac2g", "id": 9, "pid": 1, "tid": "1(Py)", "ts": 1795388036039729},
+            {"ph": "X", "cat": "kernel", "name": "gemm", "pid": 0, "tid": 7, "ts": 1795388036039740.0005, "dur": 3, "args": {"stream": 7, "correlation": 9, "device": 0, "External id": 7}},
+            {"ph": "C", "name": "mem", "pid": 1, "ts": 1795388036039741, "args": {"bytes": 4096.5}}
+        ]}"#;
+        let a = crate::read::read_all(&[("a.json", &json[..])]).expect("reads");
+        let mut out = Vec::new();
+        write_rank(&a.ranks[0], &mut out).expect("writes");
+        let b = crate::read::read_all(&[("b.json", &out[..])]).expect("re-reads");
+        let (ra, rb) = (&a.ranks[0], &b.ranks[0]);
+        assert_eq!(rb.rank, 2);
+        assert_eq!(ra.events.len(), rb.events.len());
+        for e in 0..ra.events.len() as u32 {
+            assert_eq!(ra.name(e), rb.name(e));
+            assert_eq!(ra.cat(e), rb.cat(e));
+            assert_eq!(ra.id_text(ra.events.tid[e as usize]), rb.id_text(rb.events.tid[e as usize]));
+        }
+        assert_eq!(ra.events.ts, rb.events.ts);
+        assert_eq!(ra.events.dur, rb.events.dur);
+        assert_eq!(ra.events.kind, rb.events.kind);
+        assert_eq!(ra.events.phase, rb.events.phase);
+        assert_eq!(ra.events.stream, rb.events.stream);
+        assert_eq!(ra.events.correlation, rb.events.correlation);
+        assert_eq!(ra.events.external_id, rb.events.external_id);
+        assert_eq!(ra.events.int_args, rb.events.int_args);
+        assert_eq!(ra.events.counters, rb.events.counters);
+        assert_eq!(rb.process_names.values().collect::<Vec<_>>(), vec!["python"]);
+        assert_eq!(ra.links().launch, rb.links().launch);
+    }
+}
