@@ -9,6 +9,8 @@ mod read_kineto;
 mod read_testdata;
 /// rocprof v1/v3 readers.
 mod read_rocprof;
+/// rocprofv3 JSON reader: hand-made results.json, exact rows, chunk sizes, damage.
+mod read_rocprof_json;
 /// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
 mod golden_hta_parse;
 /// The real binary: exit codes, messages, --json shape.

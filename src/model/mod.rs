@@ -36,6 +36,8 @@ pub enum Format {
     RocprofV1Csv,
     /// rocprofv3 CSV trace (`kernel_trace.csv`, `memory_copy_trace.csv`, `*_api_trace.csv`).
     RocprofV3Csv,
+    /// rocprofv3 JSON (`--output-format json`, `<pid>_results.json`).
+    RocprofV3Json,
     /// Any other Chrome Trace Event Format JSON.
     ChromeTrace,
 }
@@ -49,6 +51,7 @@ impl Format {
             Format::RocprofV1Json => "rocprof_v1_json",
             Format::RocprofV1Csv => "rocprof_v1_csv",
             Format::RocprofV3Csv => "rocprof_v3_csv",
+            Format::RocprofV3Json => "rocprof_v3_json",
             Format::ChromeTrace => "chrome_trace",
         }
     }

@@ -1,6 +1,7 @@
 //! Content detection: which reader a file needs, from its first bytes only (never its name).
 //!
 //! * gzip is recognised earlier by its magic `1f 8b` (see `inflate`);
+//! * `{"rocprofiler-sdk-tool"` → rocprofv3 JSON;
 //! * `{`, `[` or `,` as the first non-blank byte → Chrome-trace JSON (Kineto, PaddlePaddle,
 //!   rocprof v1); which flavor is decided after reading, from what the file contained;
 //! * a CSV header line naming rocprof's columns → that rocprof table.
@@ -18,6 +19,8 @@ pub enum Content {
     Json,
     /// A rocprof CSV table.
     Csv(CsvKind),
+    /// rocprofv3 JSON (`{"rocprofiler-sdk-tool": [...]}`).
+    RocprofV3Json,
 }
 
 /// Three-way answer of the detector.
@@ -50,13 +53,7 @@ pub fn detect(prefix: &[u8], at_end: bool) -> Detect {
     match prefix[i] {
         b'{' => match super::rocprof::is_v3_json(&prefix[i + 1..], at_end) {
             None => return Detect::NeedMore,
-            Some(true) => {
-                return Detect::No(ReadError::new(
-                    i as u64,
-                    "a trace (Chrome-trace JSON or rocprof CSV)",
-                    super::rocprof::V3_JSON_UNSUPPORTED,
-                ))
-            }
+            Some(true) => return Detect::Yes(Content::RocprofV3Json),
             Some(false) => return Detect::Yes(Content::Json),
         },
         b'[' | b',' => return Detect::Yes(Content::Json),

@@ -36,6 +36,8 @@ enum Stage {
     Json(Box<(Scanner, chrome::ChromeState)>),
     /// A rocprof CSV table.
     Csv(Box<rocprof::CsvReader>),
+    /// A rocprofv3 JSON document, buffered until the end (see [`rocprof::v3_json`]).
+    RocprofV3Json(rocprof::v3_json::V3JsonReader),
 }
 
 /// Reads one file pushed in chunks.
@@ -138,6 +140,10 @@ impl FileReader {
                             self.rank.format = Some(k.format());
                             Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
                         }
+                        Content::RocprofV3Json => {
+                            self.rank.format = Some(Format::RocprofV3Json);
+                            Stage::RocprofV3Json(Default::default())
+                        }
                     };
                     return self.content(&pending);
                 }
@@ -150,6 +156,10 @@ impl FileReader {
                 scanner.push(data, &mut sink)
             }
             Stage::Csv(r) => r.push(data, &mut self.rank, &self.name),
+            Stage::RocprofV3Json(r) => {
+                r.push(data);
+                Ok(())
+            }
             Stage::Start | Stage::Sniff(_) => unreachable_stage(),
         }
     }
@@ -182,6 +192,10 @@ impl FileReader {
                         Content::Csv(k) => {
                             self.rank.format = Some(k.format());
                             Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
+                        }
+                        Content::RocprofV3Json => {
+                            self.rank.format = Some(Format::RocprofV3Json);
+                            Stage::RocprofV3Json(Default::default())
                         }
                     };
                     self.content(&pending)?;
@@ -218,6 +232,7 @@ impl FileReader {
                 }
             }
             Stage::Csv(r) => r.finish(&mut self.rank, &self.name)?,
+            Stage::RocprofV3Json(r) => r.finish(&mut self.rank, &self.name)?,
             _ => {}
         }
         self.rank.warnings.set_file(&self.name);

@@ -25,6 +25,7 @@ pub mod merge;
 pub mod records;
 pub mod v1;
 pub mod v3;
+pub mod v3_json;
 
 use std::borrow::Cow;
 
