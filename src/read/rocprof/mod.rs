@@ -1,4 +1,4 @@
-//! rocprof readers (AMD): rocprof v1 `results.csv` kernel tables and rocprofv3 CSV traces, the
+//! rocprof readers (AMD): rocprof v1 `results.csv` kernel tables, rocprofv3 CSV and JSON traces, the
 //! post-processing of rocprof v1 `--hip-trace` JSON (read by the Chrome-trace reader), and the
 //! merging of one process's rocprofv3 files into one rank.
 //!
@@ -10,6 +10,7 @@
 //! | `kernel_trace.csv` (`Kind,Agent_Id,Queue_Id,…,Kernel_Name,…`) | rocprofv3 `--kernel-trace` | [`Kind::Kernel`], see [`v3`] |
 //! | `memory_copy_trace.csv` (`Kind,Direction,…`) | rocprofv3 `--memory-copy-trace` | [`Kind::Memcpy`] |
 //! | `*_api_trace.csv` (`Domain,Function,Process_Id,…`) | rocprofv3 `--hip-trace`, `--hsa-trace`, `--marker-trace`, … | by `Domain` |
+//! | `<pid>_results.json` (`{"rocprofiler-sdk-tool": [...]}`) | rocprofv3 `--output-format json` | the same rows, see [`v3_json`] (detected by its first key; buffered, not streamed) |
 //!
 //! Every row is one complete event (phase `X`); times are integer ns as written (no scaling).
 //! Columns are found by name, so their order and extra columns do not matter. A row with the
@@ -68,9 +69,6 @@ impl Unsupported {
 /// What the reader accepts, for error messages.
 pub const SUPPORTED_TABLES: &str =
     "a rocprof trace table: v1 results.csv with timestamps, or rocprofv3 kernel_trace.csv, memory_copy_trace.csv, *_api_trace.csv";
-
-/// The error for rocprofv3 `--output-format json` files, which are not read yet.
-pub const V3_JSON_UNSUPPORTED: &str = "rocprofv3 JSON (--output-format json), which is not supported yet; profile with --output-format csv";
 
 /// Which rocprof CSV table a header line announces.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
