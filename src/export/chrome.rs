@@ -42,7 +42,7 @@ pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
     let s = |t: &str| serde_json::Value::from(t).to_string();
     write!(w, "{{")?;
     if let Some(d) = &r.meta.distributed {
-        write!(w, "\"distributedInfo\": {},\n", serde_json::to_string(d).map_err(io::Error::other)?)?;
+        writeln!(w, "\"distributedInfo\": {},", serde_json::to_string(d).map_err(io::Error::other)?)?;
     }
     write!(w, "\"traceEvents\": [")?;
     let mut first = true;

@@ -9,6 +9,7 @@
 //! browser (which pushes `File.stream()` chunks from a Web Worker).
 
 pub mod chrome;
+mod chrome_meta;
 pub mod detect;
 pub mod inflate;
 pub mod json;

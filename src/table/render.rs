@@ -75,7 +75,7 @@ impl Table {
         out.push_str(&line(self.columns.iter().enumerate().map(|(i, c)| pad(i, &c.name)).collect()));
         out.push_str(&line(widths.iter().map(|w| "-".repeat(*w)).collect()));
         for row in 0..self.rows() {
-            out.push_str(&line((0..self.columns.len()).map(|i| pad(i, &cells[i][row])).collect()));
+            out.push_str(&line(cells.iter().enumerate().map(|(i, col)| pad(i, &col[row])).collect()));
         }
         out
     }
