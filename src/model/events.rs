@@ -194,33 +194,6 @@ impl EventTable {
         self.int_args.push((e, arg, v));
     }
 
-    /// Removes the last row (used when an event turns out to be invalid after it was added).
-    pub fn pop(&mut self) {
-        if self.ts.is_empty() {
-            return;
-        }
-        let id = (self.ts.len() - 1) as EventId;
-        self.index.pop();
-        self.phase.pop();
-        self.kind.pop();
-        self.cat.pop();
-        self.name.pop();
-        self.ts.pop();
-        self.dur.pop();
-        self.pid.pop();
-        self.tid.pop();
-        self.stream.pop();
-        self.correlation.pop();
-        self.external_id.pop();
-        self.flags.pop();
-        while self.int_args.last().is_some_and(|a| a.0 == id) {
-            self.int_args.pop();
-        }
-        while self.counters.last().is_some_and(|a| a.0 == id) {
-            self.counters.pop();
-        }
-    }
-
     /// Releases unused capacity.
     pub fn shrink_to_fit(&mut self) {
         self.index.shrink_to_fit();

@@ -7,10 +7,6 @@ use rustc_hash::FxHashMap;
 pub struct StrId(pub u32);
 
 /// An append-only string table. `StrId(0)` is always the empty string.
-///
-/// The index is keyed by the UTF-8 bytes, so [`Strings::intern_bytes`] finds a string seen
-/// before without validating it again (names repeat millions of times in a trace; only the
-/// first occurrence is checked).
 #[derive(Debug, Clone)]
 pub struct Strings {
     index: FxHashMap<Box<[u8]>, StrId>,
@@ -40,24 +36,6 @@ impl Strings {
         id
     }
 
-    /// Returns the id of the string whose UTF-8 bytes are `raw`, adding it if new. Every key
-    /// in the index is valid UTF-8, so a hit needs no validation. Bytes that are not UTF-8 are
-    /// interned with U+FFFD replacements and reported as `Err(id)`.
-    pub fn intern_bytes(&mut self, raw: &[u8]) -> Result<StrId, StrId> {
-        if let Some(&id) = self.index.get(raw) {
-            return Ok(id);
-        }
-        match std::str::from_utf8(raw) {
-            Ok(s) => Ok(self.intern(s)),
-            Err(_) => Err(self.intern(&String::from_utf8_lossy(raw))),
-        }
-    }
-
-    /// Returns the id of `s` if it was interned.
-    pub fn lookup(&self, s: &str) -> Option<StrId> {
-        self.index.get(s.as_bytes()).copied()
-    }
-
     /// The text of `id`.
     pub fn get(&self, id: StrId) -> &str {
         self.values.get(id.0 as usize).map(|b| &**b).unwrap_or("")
@@ -79,13 +57,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn interns_once_and_replaces_invalid_utf8() {
+    fn interns_once() {
         let mut s = Strings::default();
         let a = s.intern("aten::mm");
-        assert_eq!(s.intern_bytes(b"aten::mm"), Ok(a));
+        assert_eq!(s.intern("aten::mm"), a);
         assert_eq!(s.get(a), "aten::mm");
-        let bad = s.intern_bytes(b"k\xffx").unwrap_err();
-        assert_eq!(s.get(bad), "k\u{fffd}x");
-        assert_eq!(s.len(), 3);
+        assert_eq!(s.get(Strings::EMPTY), "");
+        assert_eq!(s.len(), 2);
     }
 }

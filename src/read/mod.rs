@@ -44,7 +44,6 @@ enum Stage {
 /// Reads one file pushed in chunks.
 pub struct FileReader {
     name: String,
-    total: Option<u64>,
     consumed: u64,
     gz: Option<GzipInflater>,
     gz_decided: bool,
@@ -53,7 +52,7 @@ pub struct FileReader {
 }
 
 impl FileReader {
-    /// A reader for the file `name` of `total` bytes (if known; used for progress and to size
+    /// A reader for the file `name` of `total` bytes (if known; recorded as the input size and used to size
     /// the event table).
     pub fn new(name: &str, total: Option<u64>) -> FileReader {
         let mut rank = RankTrace { files: vec![name.to_string()], input_bytes: total.unwrap_or(0), ..Default::default() };
@@ -62,22 +61,12 @@ impl FileReader {
             // and the table grows by a quarter at a time.
             rank.events.reserve(((t / 300) as usize).min(8_000_000));
         }
-        FileReader { name: name.to_string(), total, consumed: 0, gz: None, gz_decided: false, stage: Stage::Start, rank }
+        FileReader { name: name.to_string(), consumed: 0, gz: None, gz_decided: false, stage: Stage::Start, rank }
     }
 
     /// Bytes of the file consumed so far.
     pub fn bytes_consumed(&self) -> u64 {
         self.consumed
-    }
-
-    /// Total size given at creation.
-    pub fn total_bytes(&self) -> Option<u64> {
-        self.total
-    }
-
-    /// The file name.
-    pub fn name(&self) -> &str {
-        &self.name
     }
 
     /// Feeds the next chunk of the file.

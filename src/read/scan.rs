@@ -161,16 +161,6 @@ impl Scanner {
         self.shape
     }
 
-    /// Whether a `traceEvents` array (or a bare array) was found.
-    pub fn saw_events(&self) -> bool {
-        self.saw_events
-    }
-
-    /// Number of array elements seen so far.
-    pub fn elements(&self) -> u32 {
-        self.element_index
-    }
-
     /// Whether to wait for more input before reporting what was found at `pos`: the excerpt in
     /// the message shows up to 40 bytes, and must not depend on how the input was chunked.
     fn wait_for_excerpt(&self) -> bool {
