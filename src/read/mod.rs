@@ -29,8 +29,6 @@ pub use rank::assemble;
 const SNIFF_LIMIT: usize = 64 * 1024;
 
 enum Stage {
-    /// Waiting for the first bytes of the file (gzip or not).
-    Start,
     /// Waiting for enough decompressed bytes to tell the format.
     Sniff(Vec<u8>),
     /// A Chrome-trace JSON document.
@@ -46,7 +44,9 @@ pub struct FileReader {
     name: String,
     consumed: u64,
     gz: Option<GzipInflater>,
+    /// Whether the gzip magic was checked; until then at most one byte waits in `raw_head`.
     gz_decided: bool,
+    raw_head: Vec<u8>,
     stage: Stage,
     rank: RankTrace,
 }
@@ -61,7 +61,7 @@ impl FileReader {
             // and the table grows by a quarter at a time.
             rank.events.reserve(((t / 300) as usize).min(8_000_000));
         }
-        FileReader { name: name.to_string(), consumed: 0, gz: None, gz_decided: false, stage: Stage::Start, rank }
+        FileReader { name: name.to_string(), consumed: 0, gz: None, gz_decided: false, raw_head: Vec::new(), stage: Stage::Sniff(Vec::new()), rank }
     }
 
     /// Bytes of the file consumed so far.
@@ -78,33 +78,30 @@ impl FileReader {
     fn push_inner(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         self.consumed += chunk.len() as u64;
         if !self.gz_decided {
-            // The gzip magic is two bytes; a 1-byte first chunk is decided on the next push.
-            if let Stage::Start = self.stage {
-                self.stage = Stage::Sniff(Vec::new());
-            }
-            let Stage::Sniff(buf) = &mut self.stage else { unreachable_stage() };
-            if buf.is_empty() && chunk.len() == 1 && chunk[0] == 0x1f {
-                buf.push(0x1f);
+            // The gzip magic is two bytes; a 1-byte first chunk waits for the next one.
+            if self.raw_head.len() + chunk.len() < 2 {
+                self.raw_head.extend_from_slice(chunk);
                 return Ok(());
             }
-            let first: Vec<u8> = std::mem::take(buf);
-            let mut head = first.clone();
-            head.extend_from_slice(&chunk[..chunk.len().min(2)]);
             self.gz_decided = true;
-            if inflate::is_gzip(&head) {
+            let magic: Vec<u8> = self.raw_head.iter().chain(chunk).take(2).copied().collect();
+            if inflate::is_gzip(&magic) {
                 self.gz = Some(GzipInflater::default());
-                return self.feed_compressed(&[first.as_slice(), chunk].concat());
             }
-            self.stage = Stage::Sniff(Vec::new());
-            if !first.is_empty() {
-                self.content(&first)?;
+            let head = std::mem::take(&mut self.raw_head);
+            if !head.is_empty() {
+                self.route(&head)?;
             }
-            return self.content(chunk);
         }
+        self.route(chunk)
+    }
+
+    /// Sends file bytes to the inflater or, for plain files, straight to the content reader.
+    fn route(&mut self, data: &[u8]) -> Result<(), ReadError> {
         if self.gz.is_some() {
-            self.feed_compressed(chunk)
+            self.feed_compressed(data)
         } else {
-            self.content(chunk)
+            self.content(data)
         }
     }
 
@@ -115,29 +112,35 @@ impl FileReader {
         r
     }
 
+    /// Runs content detection on the bytes waiting in `Stage::Sniff`; once it decides, starts
+    /// the format's reader and feeds it those bytes. `at_end`: no more bytes will come.
+    fn sniff(&mut self, at_end: bool) -> Result<(), ReadError> {
+        let Stage::Sniff(buf) = &mut self.stage else { return Ok(()) };
+        let kind = match detect::detect(buf, at_end || buf.len() >= SNIFF_LIMIT) {
+            detect::Detect::NeedMore => return Ok(()),
+            detect::Detect::No(err) => return Err(err),
+            detect::Detect::Yes(kind) => kind,
+        };
+        let pending = std::mem::take(buf);
+        self.stage = match kind {
+            Content::Json => Stage::Json(Box::default()),
+            Content::Csv(k) => {
+                self.rank.format = Some(k.format());
+                Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
+            }
+            Content::RocprofV3Json => {
+                self.rank.format = Some(Format::RocprofV3Json);
+                Stage::RocprofV3Json(Default::default())
+            }
+        };
+        self.content(&pending)
+    }
+
     /// Routes decompressed bytes to the format reader, detecting it first.
     fn content(&mut self, data: &[u8]) -> Result<(), ReadError> {
         if let Stage::Sniff(buf) = &mut self.stage {
             buf.extend_from_slice(data);
-            match detect::detect(buf, buf.len() >= SNIFF_LIMIT) {
-                detect::Detect::NeedMore => return Ok(()),
-                detect::Detect::No(err) => return Err(err),
-                detect::Detect::Yes(kind) => {
-                    let pending = std::mem::take(buf);
-                    self.stage = match kind {
-                        Content::Json => Stage::Json(Box::default()),
-                        Content::Csv(k) => {
-                            self.rank.format = Some(k.format());
-                            Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
-                        }
-                        Content::RocprofV3Json => {
-                            self.rank.format = Some(Format::RocprofV3Json);
-                            Stage::RocprofV3Json(Default::default())
-                        }
-                    };
-                    return self.content(&pending);
-                }
-            }
+            return self.sniff(false);
         }
         match &mut self.stage {
             Stage::Json(js) => {
@@ -150,7 +153,7 @@ impl FileReader {
                 r.push(data);
                 Ok(())
             }
-            Stage::Start | Stage::Sniff(_) => unreachable_stage(),
+            Stage::Sniff(_) => unreachable_stage(),
         }
     }
 
@@ -173,32 +176,16 @@ impl FileReader {
                 self.rank.warnings.add(WarningKind::TruncatedGzip, &self.name, at, || format!("at compressed byte {at}"));
             }
         }
-        if let Stage::Sniff(buf) = &mut self.stage {
-            let pending = std::mem::take(buf);
-            match detect::detect(&pending, true) {
-                detect::Detect::Yes(kind) => {
-                    self.stage = match kind {
-                        Content::Json => Stage::Json(Box::default()),
-                        Content::Csv(k) => {
-                            self.rank.format = Some(k.format());
-                            Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
-                        }
-                        Content::RocprofV3Json => {
-                            self.rank.format = Some(Format::RocprofV3Json);
-                            Stage::RocprofV3Json(Default::default())
-                        }
-                    };
-                    self.content(&pending)?;
-                }
-                detect::Detect::No(e) => return Err(e),
-                detect::Detect::NeedMore => {
-                    return Err(ReadError::new(0, "a trace (JSON or rocprof CSV)", "end of input (the file is empty)"))
-                }
-            }
-        }
-        if let Stage::Start = self.stage {
+        if self.consumed == 0 {
             return Err(ReadError::new(0, "a trace (JSON or rocprof CSV)", "end of input (the file is empty)"));
         }
+        if !self.gz_decided {
+            // a one-byte file: not gzip
+            self.gz_decided = true;
+            let head = std::mem::take(&mut self.raw_head);
+            self.content(&head)?;
+        }
+        self.sniff(true)?;
         match &mut self.stage {
             Stage::Json(js) => {
                 let (scanner, state) = &mut **js;
@@ -223,7 +210,8 @@ impl FileReader {
             }
             Stage::Csv(r) => r.finish(&mut self.rank, &self.name)?,
             Stage::RocprofV3Json(r) => r.finish(&mut self.rank, &self.name)?,
-            _ => {}
+            // detection could not decide even with all the input
+            Stage::Sniff(_) => return Err(ReadError::new(0, "a trace (JSON or rocprof CSV)", "end of input (the file is empty)")),
         }
         self.rank.warnings.set_file(&self.name);
         self.rank.events.shrink_to_fit();
