@@ -60,6 +60,11 @@ pub fn excerpt(bytes: &[u8]) -> String {
         .map(|c| if c.is_control() { ' ' } else { c })
         .collect();
     let more = if bytes.len() > 40 { "…" } else { "" };
+    if text.trim().is_empty() {
+        // nothing printable (binary data): show the bytes themselves
+        let hex: Vec<String> = take.iter().take(8).map(|b| format!("{b:02x}")).collect();
+        return format!("bytes {}{}", hex.join(" "), if take.len() > 8 { " …" } else { "" });
+    }
     format!("'{}{}'", text.trim_end(), more)
 }
 
@@ -201,5 +206,18 @@ impl Warnings {
     /// Whether there are none.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::excerpt;
+
+    #[test]
+    fn excerpts_text_and_binary() {
+        assert_eq!(excerpt(b"hello\nworld"), "'hello world'");
+        assert_eq!(excerpt(b""), "end of input");
+        assert_eq!(excerpt(&[0x1f]), "bytes 1f");
+        assert_eq!(excerpt(&[0u8; 12]), "bytes 00 00 00 00 00 00 00 00 …");
     }
 }
