@@ -353,20 +353,16 @@ impl ChromeSink<'_> {
         }
     }
 
-    /// Stores what `args` held on row `e`: link columns, sparse args, counter samples.
+    /// Stores what `args` held on row `e` besides the link columns (which go into the row itself):
+    /// sparse args and counter samples.
     fn apply_args(&mut self, e: EventId, kind: Kind, phase: Phase, a: &ArgVals, raw: &[u8], offset: u64) {
         let ev = &mut self.rank.events;
-        let i = e as usize;
-        ev.stream[i] = a.stream;
-        ev.correlation[i] = a.correlation;
-        ev.external_id[i] = a.external_id;
-        ev.flags[i] |= a.alt;
         for &(arg, v) in &a.ints {
             ev.push_int_arg(e, arg, v);
         }
         if let (Some(size), true) = (a.size, matches!(kind, Kind::Memcpy | Kind::Memset)) {
             ev.push_int_arg(e, IntArg::Bytes, size);
-            ev.flags[i] |= flags::BYTES_ALT_KEY;
+            ev.flags[e as usize] |= flags::BYTES_ALT_KEY;
         }
         // Paddle: exact times of GPU ops and steps (what kernel_extractor reads); not kept for
         // CPU events, where they only repeat `ts`/`dur`
@@ -502,6 +498,8 @@ impl ChromeSink<'_> {
             }
             return;
         }
+        let (stream, correlation, external_id, alt) =
+            f.argv.as_ref().map(|a| (a.stream, a.correlation, a.external_id, a.alt)).unwrap_or((-1, -1, -1, 0));
         let e = self.rank.events.push(NewEvent {
             index,
             phase,
@@ -512,10 +510,10 @@ impl ChromeSink<'_> {
             dur,
             pid,
             tid,
-            stream: -1,
-            correlation: -1,
-            external_id: -1,
-            flags: fl,
+            stream,
+            correlation,
+            external_id,
+            flags: fl | alt,
         });
         if let Some(id) = &f.id {
             self.rank.events.push_int_arg(e, IntArg::FlowId, flow_id(id));
