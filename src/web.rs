@@ -29,7 +29,7 @@ pub fn version() -> String {
 /// Formats the reader supports, as a JS array of strings.
 #[wasm_bindgen]
 pub fn formats() -> Result<JsValue, JsValue> {
-    let f = ["kineto", "paddle", "rocprof_v1_json", "rocprof_v1_csv", "rocprof_v3_csv", "rocprof_v3_json", "chrome_trace"];
+    let f: Vec<&str> = crate::model::Format::ALL.iter().map(|f| f.as_str()).collect();
     serde_wasm_bindgen::to_value(&f).map_err(|e| JsValue::from_str(&e.to_string()))
 }
 

@@ -43,6 +43,17 @@ pub enum Format {
 }
 
 impl Format {
+    /// Every format, in the order the README lists them.
+    pub const ALL: [Format; 7] = [
+        Format::Kineto,
+        Format::Paddle,
+        Format::RocprofV1Json,
+        Format::RocprofV1Csv,
+        Format::RocprofV3Csv,
+        Format::RocprofV3Json,
+        Format::ChromeTrace,
+    ];
+
     /// Stable spelling.
     pub fn as_str(self) -> &'static str {
         match self {
