@@ -35,6 +35,8 @@
 
 use std::fmt::Write as _;
 
+use crate::table::render::csv_field;
+
 use crate::model::events::flags;
 use crate::model::{EventId, IntArg, Phase, RankTrace, StrId, Trace};
 
@@ -163,9 +165,8 @@ pub fn is_gpu_kernel(stream: i64, correlation: i64, name: &str) -> bool {
 /// The step number of a name HTA treats as a profiler step: `re.match(r"ProfilerStep\s*#\s*(\d+)")`
 /// on names starting with `ProfilerStep` (HTA raises on such a name without `#N`; we skip it).
 pub fn hta_step_number(name: &str) -> Option<i64> {
-    let rest = name.strip_prefix("ProfilerStep")?.trim_start().strip_prefix('#')?.trim_start();
-    let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-    rest[..digits].parse().ok()
+    // the model also knows Paddle's `ProfileStep#N`; HTA only Kineto's spelling
+    name.starts_with("ProfilerStep").then(|| crate::model::links::step_number(name)).flatten().map(i64::from)
 }
 
 /// Parses one file the way HTA's `parse_trace_file` does (before alignment and filtering).
@@ -406,15 +407,6 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
         );
     }
     out
-}
-
-/// Quotes a CSV field the way Python's `csv` module does with `QUOTE_MINIMAL`.
-fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\"")).into()
-    } else {
-        s.into()
-    }
 }
 
 /// Python's `repr` of a float (what pandas writes for float64 cells): shortest round-trip

@@ -1,7 +1,7 @@
 //! Typed tables: what analyses return and every renderer (CSV, JSON, terminal, the page, charts)
 //! reads. Columns have a name, a type and a unit; values are never formatted before rendering.
 
-mod render;
+pub(crate) mod render;
 
 use serde::Serialize;
 

@@ -12,12 +12,13 @@ fn cell(v: &Values, row: usize) -> String {
     }
 }
 
-/// Quotes a CSV field when it holds a comma, quote or line break.
-fn csv_field(s: &str) -> String {
+/// Quotes a CSV field when it holds a comma, quote or line break (RFC 4180; the same rule as
+/// Python's `csv` module with `QUOTE_MINIMAL`, which the HTA layouts need).
+pub(crate) fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
     if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
+        format!("\"{}\"", s.replace('"', "\"\"")).into()
     } else {
-        s.to_string()
+        s.into()
     }
 }
 
@@ -27,7 +28,7 @@ impl Table {
         let mut out = self.columns.iter().map(|c| csv_field(&c.name)).collect::<Vec<_>>().join(",");
         out.push('\n');
         for row in 0..self.rows() {
-            let line: Vec<String> = self.columns.iter().map(|c| csv_field(&cell(&c.values, row))).collect();
+            let line: Vec<String> = self.columns.iter().map(|c| csv_field(&cell(&c.values, row)).into_owned()).collect();
             out.push_str(&line.join(","));
             out.push('\n');
         }
