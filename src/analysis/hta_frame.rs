@@ -35,10 +35,9 @@
 
 use std::fmt::Write as _;
 
-use crate::table::render::csv_field;
-
 use crate::model::events::flags;
 use crate::model::{EventId, IntArg, Phase, RankTrace, StrId, Trace};
+use crate::table::render::csv_field;
 
 /// Options of [`hta_frames`].
 #[derive(Debug, Clone, Default)]
