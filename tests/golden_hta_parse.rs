@@ -3,8 +3,7 @@
 //! (from the set's `trace_meta.json`) are read with `kinetoscope::read`, turned into HTA's frame
 //! and rendered in the oracle's layout, then compared row by row (rows sorted by `index`):
 //! same row count; `s_cat`, `s_name`, `pid`, `tid` as exact text; every numeric column as a
-//! number with **no tolerance** (`""` = NaN equals NaN). `memory_bw_gbps` is compared only where
-//! the frame knows it (the model does not keep that arg; see `HtaFrame::memory_bw_gbps`).
+//! number with **no tolerance** (`""` = NaN equals NaN).
 //!
 //! Sets without `trace_meta.json` have no parsed trace: `memory_analysis` (a memory-timeline
 //! array, not a Chrome trace) and `trace_diff__control_vs_test` (TraceDiff outputs only; its two
@@ -180,7 +179,7 @@ fn compare(set: &str, rank: u32, oracle: &[csv::StringRecord], ours: &[csv::Stri
                     if !cell_eq(col, &o[c], &u[c]) {
                         same = false;
                         note(diffs, set, rank, col, format!("index {x}: oracle {:?}, ours {:?}", &o[c], &u[c]));
-                    } else if o[c] != u[c] && !(*col == "memory_bw_gbps" && u[c].is_empty()) {
+                    } else if o[c] != u[c] {
                         // same number, printed differently: the renderer is off
                         note(diffs, set, rank, &format!("{col} (text)"), format!("index {x}: oracle {:?}, ours {:?}", &o[c], &u[c]));
                     }
@@ -207,9 +206,6 @@ fn compare(set: &str, rank: u32, oracle: &[csv::StringRecord], ours: &[csv::Stri
 fn cell_eq(col: &str, oracle: &str, ours: &str) -> bool {
     if TEXT_COLUMNS.contains(&col) {
         return oracle == ours;
-    }
-    if col == "memory_bw_gbps" && ours.is_empty() {
-        return true; // not in the model: not compared
     }
     let num = |s: &str| if s.is_empty() { Some(f64::NAN) } else { s.parse::<f64>().ok() };
     match (num(oracle), num(ours)) {
@@ -295,8 +291,7 @@ fn golden_hta_inline_links_iterations_filter() {
         "15,python_function,x.py(1): f,1,1,1,3.0,104.0,-1,-1,-1,1.0,-1,-1,0.0,-1,-1\n",
         context_sync, context_sync, context_sync, context_sync, context_sync, context_sync,
         "17,cpu_op,late,1,1,95,2.0,197.0,-1,-1,-1,2.0,-1,-1,0.0,-1,-1\n",
-        // memory_bw_gbps: the model does not keep the arg (empty = unknown)
-        "20,gpu_memcpy,Memcpy HtoD,0,7,80,2.0,182.0,7,12,21,1.0,-1,64,,-1,-1\n",
+        "20,gpu_memcpy,Memcpy HtoD,0,7,80,2.0,182.0,7,12,21,1.0,-1,64,32.0,-1,-1\n",
         "21,cuda_runtime,cudaMemcpyAsync,1,1,78,1.0,179.0,-1,12,20,1.0,-1,-1,0.0,-1,-1\n",
     ]
     .concat();

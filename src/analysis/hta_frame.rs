@@ -104,9 +104,8 @@ pub struct HtaFrame {
     pub external_id: Vec<i64>,
     /// `bytes` (−1 when absent).
     pub bytes: Vec<i64>,
-    /// `memory_bw_gbps`: HTA's default 0.0 for rows without `bytes`; `None` where the file's
-    /// `memory bandwidth (GB/s)` value would be needed (the model does not keep it).
-    pub memory_bw_gbps: Vec<Option<f64>>,
+    /// `memory_bw_gbps`: `args["memory bandwidth (GB/s)"]`, HTA's default 0.0 when absent.
+    pub memory_bw_gbps: Vec<f64>,
     /// `wait_on_stream` (−1 when absent).
     pub wait_on_stream: Vec<i64>,
     /// `wait_on_cuda_event_record_corr_id` (−1 when absent).
@@ -207,7 +206,7 @@ fn parse_rank(r: &RankTrace) -> HtaFrame {
         f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
         f.external_id.push(if alt(flags::EXTERNAL_ID_ALT_KEY) { -1 } else { ev.external_id[e] });
         f.bytes.push(if alt(flags::BYTES_ALT_KEY) { None } else { arg(IntArg::Bytes) }.unwrap_or(-1));
-        f.memory_bw_gbps.push(if arg(IntArg::Bytes).is_some() { None } else { Some(0.0) });
+        f.memory_bw_gbps.push(ev.memory_bw_gbps(e as EventId).unwrap_or(0.0));
         f.wait_on_stream.push(arg(IntArg::WaitOnStream).unwrap_or(-1));
         f.wait_on_cuda_event_record_corr_id.push(arg(IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1));
     }
@@ -382,7 +381,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             Some(v) => v.to_string(),
             None => String::new(),
         };
-        let bw = f.memory_bw_gbps[i].map(python_float_repr).unwrap_or_default();
+        let bw = python_float_repr(f.memory_bw_gbps[i]);
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",

@@ -25,6 +25,7 @@ fn int_arg_key(a: IntArg) -> &'static str {
         IntArg::HipStream => "hip_stream",
         IntArg::BeginNs => "BeginNs",
         IntArg::EndNs => "EndNs",
+        IntArg::MemoryBwGbpsBits => "memory bandwidth (GB/s)",
     }
 }
 
@@ -91,6 +92,9 @@ pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
             int_args.next();
             if arg == IntArg::FlowId {
                 write!(w, ", \"id\": {v}")?;
+            } else if arg == IntArg::MemoryBwGbpsBits {
+                let bw = serde_json::Number::from_f64(f64::from_bits(v as u64)).map(|n| n.to_string()).unwrap_or("null".into());
+                args.push(format!("\"{}\": {bw}", int_arg_key(arg)));
             } else {
                 args.push(format!("\"{}\": {v}", int_arg_key(arg)));
             }

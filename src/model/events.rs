@@ -64,6 +64,9 @@ pub enum IntArg {
     BeginNs,
     /// rocprof v1 JSON `args.EndNs`: the exact end, ns.
     EndNs,
+    /// Kineto `args["memory bandwidth (GB/s)"]` of a memcpy/memset, stored as the bits of the
+    /// f64 (`f64::to_bits`); read it with [`EventTable::memory_bw_gbps`].
+    MemoryBwGbpsBits,
 }
 
 /// Columns of one rank's events. All times are integer nanoseconds on the file's own clock
@@ -223,7 +226,12 @@ impl EventTable {
         self.ts[e as usize] + self.dur[e as usize]
     }
 
-    /// The value of a sparse integer argument of row `e`.
+    /// Kineto's `memory bandwidth (GB/s)` of row `e`, if the file gave one.
+    pub fn memory_bw_gbps(&self, e: EventId) -> Option<f64> {
+        self.int_arg(e, IntArg::MemoryBwGbpsBits).map(|b| f64::from_bits(b as u64))
+    }
+
+    /// Sparse integer argument `arg` of row `e`.
     pub fn int_arg(&self, e: EventId, arg: IntArg) -> Option<i64> {
         let start = self.int_args.partition_point(|a| a.0 < e);
         self.int_args[start..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)

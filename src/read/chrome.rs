@@ -114,6 +114,11 @@ fn parse_args(r: &mut ObjectReader<'_>) -> Result<ArgVals, super::json::JsonErro
                 a.alt |= flags::EXTERNAL_ID_ALT_KEY;
             }
             "size" => a.size = int(),
+            "memory bandwidth (GB/s)" => {
+                if let Some(x) = v.as_f64() {
+                    a.ints.push((IntArg::MemoryBwGbpsBits, x.to_bits() as i64));
+                }
+            }
             "start_time" | "end_time" => {
                 if let JVal::Str(s) = &v {
                     let ns = with_unit_to_ns(s).ok();
