@@ -17,7 +17,6 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use kinetoscope::analysis::hta_frame::{hta_frames, render_csv, HtaFrameOptions, CSV_COLUMNS};
-use kinetoscope::read::{assemble, read_bytes};
 
 use crate::util;
 
@@ -96,26 +95,12 @@ struct SetResult {
 fn check_set(dir: &Path) -> SetResult {
     let mut res = SetResult::default();
     let set = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
-    if !dir.join("trace_meta.json").exists() {
+    let t0 = std::time::Instant::now();
+    let Some((trace, files, meta)) = util::oracle_trace(dir) else {
         res.lines.push(format!("{set:<45}    -  skipped: no parsed trace (not a Chrome-trace set)"));
         return res;
-    }
+    };
     let diffs = &mut res.diffs;
-    let t0 = std::time::Instant::now();
-    let meta: serde_json::Value = serde_json::from_slice(&util::bytes(&dir.join("trace_meta.json"))).expect("trace_meta.json");
-    let trace_dir = meta["trace_dir"].as_str().expect("trace_dir");
-    let folder = util::shared("traces/hta").join(trace_dir.strip_prefix("data/").unwrap_or(trace_dir));
-    let files: BTreeMap<u32, String> = meta["trace_files"]
-        .as_object()
-        .expect("trace_files")
-        .iter()
-        .map(|(r, f)| (r.parse().expect("rank"), f.as_str().expect("file").to_string()))
-        .collect();
-    let ranks = files
-        .values()
-        .map(|f| read_bytes(f, &util::bytes(&folder.join(f)), 1 << 20).unwrap_or_else(|e| panic!("{set}: {e}")))
-        .collect();
-    let trace = assemble(ranks);
     let t_read = t0.elapsed();
     let frames = hta_frames(&trace, &HtaFrameOptions::default());
     let t_frame = t0.elapsed() - t_read;

@@ -202,3 +202,26 @@ pub fn assert_same_read(what: &str, a: &RankTrace, b: &RankTrace) {
     let meta = |r: &RankTrace| format!("{:?}", r.meta);
     assert_eq!(meta(a), meta(b), "{what}: meta");
 }
+
+/// The trace of an oracle set (`../shared/hta-oracle/out/<set>`), loaded from the files its
+/// `trace_meta.json` names, and HTA's `{rank: file}` map. `None` for sets without a Chrome trace.
+pub fn oracle_trace(dir: &std::path::Path) -> Option<(kinetoscope::Trace, std::collections::BTreeMap<u32, String>, serde_json::Value)> {
+    let set = dir.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+    if !dir.join("trace_meta.json").exists() {
+        return None;
+    }
+    let meta: serde_json::Value = serde_json::from_slice(&bytes(&dir.join("trace_meta.json"))).expect("trace_meta.json");
+    let trace_dir = meta["trace_dir"].as_str().expect("trace_dir");
+    let folder = shared("traces/hta").join(trace_dir.strip_prefix("data/").unwrap_or(trace_dir));
+    let files: std::collections::BTreeMap<u32, String> = meta["trace_files"]
+        .as_object()
+        .expect("trace_files")
+        .iter()
+        .map(|(r, f)| (r.parse().expect("rank"), f.as_str().expect("file").to_string()))
+        .collect();
+    let ranks = files
+        .values()
+        .map(|f| kinetoscope::read::read_bytes(f, &bytes(&folder.join(f)), 1 << 20).unwrap_or_else(|e| panic!("{set}: {e}")))
+        .collect();
+    Some((kinetoscope::read::assemble(ranks), files, meta))
+}

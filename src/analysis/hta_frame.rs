@@ -29,6 +29,14 @@
 //!    (none → no CPU row kept); GPU rows are repeated once per kept CPU row with the same
 //!    `correlation` (−1 matches −1). Result: GPU rows, then CPU rows, each in row order.
 //!
+//! With [`HtaFrameOptions::exact`] (kinetoscope's default, without `--hta`) the same steps run
+//! with HTA's loading bugs (SPEC §5.2, §5.3, §5.9) fixed: times are the exact ns of the file (no
+//! sub-µs rounding, so no −1 durations), `end` is aligned like `ts`, a GPU row is kept once (not
+//! once per CPU row sharing its correlation; GPU rows without a correlation are kept when they
+//! start before the last step), and a rank without steps keeps all its rows when other ranks
+//! have steps. Analyses read the ns columns [`HtaFrame::ts_ns`] / [`HtaFrame::dur_ns`], which
+//! hold HTA's µs values × 1000 in HTA mode.
+//!
 //! Args HTA reads by their exact key only (`correlation`, `External id`, `bytes`, ...); the model
 //! also accepts spelling variants (see `read/chrome.rs`), which is where a frame can differ from
 //! HTA's.
@@ -47,6 +55,8 @@ pub struct HtaFrameOptions {
     /// stale `end` of a step instead of `ts <` its latest start (with the stale absolute `end`
     /// this keeps every CPU row, as in HTA). Default is `false`.
     pub include_last_profiler_step: bool,
+    /// kinetoscope's corrected view instead of HTA's (module docs). Default `false` (HTA's).
+    pub exact: bool,
 }
 
 /// HTA's loaded DataFrames of a whole trace.
@@ -59,6 +69,8 @@ pub struct HtaFrames {
     pub profiler_step_symbols: usize,
     /// Whether `_filter_irrelevant_gpu_kernels` ran (`profiler_step_symbols >= 2`).
     pub filtered: bool,
+    /// Built with [`HtaFrameOptions::exact`].
+    pub exact: bool,
     /// One frame per rank, in the order of [`Trace::ranks`].
     pub ranks: Vec<HtaFrame>,
 }
@@ -86,8 +98,13 @@ pub struct HtaFrame {
     pub pid: Vec<u32>,
     /// `tid`: index into [`RankTrace::ids`].
     pub tid: Vec<u32>,
-    /// `ts`, µs, relative to [`HtaFrames::min_ts_us`].
+    /// `ts`, µs, relative to [`HtaFrames::min_ts_us`] (floor of the exact time when `exact`).
     pub ts: Vec<i64>,
+    /// Start, ns, relative to the earliest start of all ranks: `ts` × 1000 (HTA), or the exact
+    /// start (`exact`).
+    pub ts_ns: Vec<i64>,
+    /// Duration, ns: HTA's `dur` × 1000 (exact for the file's decimals), or the exact duration.
+    pub dur_ns: Vec<i64>,
     /// `dur`, µs, the value HTA holds (integral unless `dur_is_float` and not rounded).
     pub dur: Vec<f64>,
     /// `end`, µs: `ts + dur` on the file's clock (stale, not aligned; §1.7).
@@ -120,11 +137,20 @@ pub const CSV_COLUMNS: [&str; 17] = [
 
 /// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
 pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
-    let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(parse_rank).collect();
+    let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
     let min_ts_us = frames.iter().filter_map(|f| f.ts.iter().min().copied()).min();
+    let min_ts_ns = frames.iter().filter_map(|f| f.ts_ns.iter().min().copied()).min();
     for f in &mut frames {
         for t in &mut f.ts {
             *t -= min_ts_us.unwrap_or(0);
+        }
+        for t in &mut f.ts_ns {
+            *t -= min_ts_ns.unwrap_or(0);
+        }
+        if opts.exact {
+            for (e, (t, d)) in f.end.iter_mut().zip(f.ts_ns.iter().zip(&f.dur_ns)) {
+                *e = (t + d) as f64 / 1000.0;
+            }
         }
     }
     let mut symbols: Vec<&str> = Vec::new();
@@ -142,11 +168,11 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let filtered = profiler_step_symbols >= 2;
     if filtered {
         for (f, r) in frames.iter_mut().zip(&trace.ranks) {
-            let order = last_step_filter(f, r, opts.include_last_profiler_step);
+            let order = if opts.exact { last_step_filter_exact(f, r, opts.include_last_profiler_step) } else { last_step_filter(f, r, opts.include_last_profiler_step) };
             *f = f.select(&order);
         }
     }
-    HtaFrames { min_ts_us, profiler_step_symbols, filtered, ranks: frames }
+    HtaFrames { min_ts_us, profiler_step_symbols, filtered, exact: opts.exact, ranks: frames }
 }
 
 /// Whether HTA keeps model row `e` at all (§1.2.5).
@@ -168,10 +194,10 @@ pub fn hta_step_number(name: &str) -> Option<i64> {
 }
 
 /// Parses one file the way HTA's `parse_trace_file` does (before alignment and filtering).
-fn parse_rank(r: &RankTrace) -> HtaFrame {
+fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let ev = &r.events;
     let rows: Vec<usize> = (0..ev.len()).filter(|&e| kept(r, e)).collect();
-    let rounded = r.meta.ts_fractional_or_missing;
+    let rounded = r.meta.ts_fractional_or_missing && !exact;
     // `dur` is int64 only if no element of the event array lacks it (NaN) and, without
     // rounding, every value is an integer; with rounding, `end` is NaN (so `dur` float64) also
     // for an element without `ts` (such elements are not rows, so they count as lacking `dur`).
@@ -189,6 +215,13 @@ fn parse_rank(r: &RankTrace) -> HtaFrame {
         } else {
             (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur[e]))
         };
+        if exact {
+            f.ts_ns.push(ev.ts[e]);
+            f.dur_ns.push(ev.dur[e]);
+        } else {
+            f.ts_ns.push(ts * 1000);
+            f.dur_ns.push(if rounded { dur as i64 * 1000 } else { ev.dur[e] });
+        }
         let arg = |a: IntArg| ev.int_arg(e as EventId, a);
         f.row.push(e as EventId);
         f.index.push(ev.index[e]);
@@ -211,7 +244,7 @@ fn parse_rank(r: &RankTrace) -> HtaFrame {
         f.wait_on_cuda_event_record_corr_id.push(arg(IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1));
     }
     f.index_correlation = index_correlation(&f, r);
-    f.iteration = iteration(&f, r);
+    f.iteration = iteration(&f, r, exact);
     f.iteration_is_float = f.iteration.iter().any(Option::is_none);
     f
 }
@@ -238,16 +271,21 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
 }
 
 /// `add_iteration` (§1.6); needs `index_correlation`.
-fn iteration(f: &HtaFrame, r: &RankTrace) -> Vec<Option<i64>> {
+fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool) -> Vec<Option<i64>> {
     // Step windows in row order: (start, first integer ts not inside, number). HTA tests
     // `ts < start + dur` in float64; for an integer ts that is `ts < ceil(start + dur)`.
+    // Exact: the same in ns (times not yet aligned; windows and rows shift alike).
     let steps: Vec<(i64, i64, i64)> = (0..f.len())
         .filter_map(|i| {
             let num = hta_step_number(r.strings.get(f.name[i]))?;
-            Some((f.ts[i], (f.ts[i] as f64 + f.dur[i]).ceil() as i64, num))
+            Some(if exact {
+                (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], num)
+            } else {
+                (f.ts[i], (f.ts[i] as f64 + f.dur[i]).ceil() as i64, num)
+            })
         })
         .collect();
-    let first = cpu_iterations(f, &steps);
+    let first = cpu_iterations(f, if exact { &f.ts_ns } else { &f.ts }, &steps);
     (0..f.len())
         .map(|i| match f.stream[i] {
             s if s < 0 => first[i],
@@ -269,10 +307,10 @@ fn iteration(f: &HtaFrame, r: &RankTrace) -> Vec<Option<i64>> {
 /// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
 /// the row's `ts`, else −1; `None` for other rows. A sweep over rows sorted by `ts` (HTA loops
 /// over every step for every row).
-fn cpu_iterations(f: &HtaFrame, steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
+fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
     use std::cmp::Reverse;
     let mut rows: Vec<usize> = (0..f.len()).filter(|&i| f.stream[i] < 0).collect();
-    rows.sort_by_key(|&i| f.ts[i]);
+    rows.sort_by_key(|&i| start[i]);
     let mut by_start: Vec<usize> = (0..steps.len()).collect();
     by_start.sort_by_key(|&k| steps[k].0);
     let mut open = std::collections::BTreeSet::new(); // row-order positions of open windows
@@ -280,7 +318,7 @@ fn cpu_iterations(f: &HtaFrame, steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
     let mut next = 0;
     let mut out = vec![None; f.len()];
     for i in rows {
-        let t = f.ts[i];
+        let t = start[i];
         while let Some(&k) = by_start.get(next).filter(|&&k| steps[k].0 <= t) {
             open.insert(k);
             ends.push(Reverse((steps[k].1, k)));
@@ -323,6 +361,30 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
     order
 }
 
+/// [`last_step_filter`] without HTA's bugs (§5.9): rows kept in their order; GPU rows once, if
+/// a kept CPU row shares their correlation, or (no correlation) if they start before the last
+/// step; a rank without steps keeps everything.
+fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
+    let n = f.row.len();
+    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
+    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
+    let limit = if include_last {
+        steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max()
+    } else {
+        steps.iter().map(|&i| f.ts_ns[i]).max()
+    };
+    let Some(limit) = limit else { return (0..n).collect() };
+    let cpu_kept = |i: usize| !gpu[i] && f.ts_ns[i] < limit;
+    let corr: rustc_hash::FxHashSet<i64> = (0..n).filter(|&i| cpu_kept(i) && f.correlation[i] != -1).map(|i| f.correlation[i]).collect();
+    (0..n)
+        .filter(|&i| match (gpu[i], f.correlation[i]) {
+            (false, _) => cpu_kept(i),
+            (true, -1) => f.ts_ns[i] < limit,
+            (true, c) => corr.contains(&c),
+        })
+        .collect()
+}
+
 impl HtaFrame {
     /// Number of rows.
     pub fn len(&self) -> usize {
@@ -351,6 +413,8 @@ impl HtaFrame {
             pid: pick(&self.pid, order),
             tid: pick(&self.tid, order),
             ts: pick(&self.ts, order),
+            ts_ns: pick(&self.ts_ns, order),
+            dur_ns: pick(&self.dur_ns, order),
             dur: pick(&self.dur, order),
             end: pick(&self.end, order),
             stream: pick(&self.stream, order),

@@ -1,4 +1,5 @@
 //! Charts drawn with plotters, generic over the backend (SVG in the CLI and tests, canvas in the
 //! page), each from a small typed input.
 
+pub mod draw;
 pub mod kinds;

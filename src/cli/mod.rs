@@ -1,10 +1,13 @@
-//! Subcommands. Each lives in its own file and only wires options to the library.
+//! Subcommands. Each lives in its own file and only wires options to the library. The analysis
+//! subcommands (`temporal`, `kernels`, ...) are built from `analysis::registry::ANALYSES`.
 
+mod analysis;
+mod analyze;
 mod info;
 mod input;
 
 use clap::error::ErrorKind;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// GPU/ML/HPC trace analyzer: PyTorch profiler (Kineto) JSON, PaddlePaddle, rocprof.
 #[derive(Parser)]
@@ -18,13 +21,19 @@ struct Cli {
 enum Command {
     /// What a trace is and contains: format, ranks, devices, time span, events per kind, warnings.
     Info(info::Args),
+    /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
+    Analyze(analyze::Args),
 }
 
 /// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
 /// come back as a [`clap::Error`] inside the error, which the caller prints as is (exit code 1).
 pub fn run() -> anyhow::Result<()> {
-    let cli = match Cli::try_parse() {
-        Ok(cli) => cli,
+    let mut cmd = Cli::command();
+    for a in kinetoscope::analysis::registry::ANALYSES {
+        cmd = cmd.subcommand(analysis::command(a));
+    }
+    let matches = match cmd.try_get_matches() {
+        Ok(m) => m,
         Err(e) => match e.kind() {
             ErrorKind::DisplayHelp | ErrorKind::DisplayVersion => {
                 // `print` writes these to stdout (with colors when it is a terminal).
@@ -34,7 +43,13 @@ pub fn run() -> anyhow::Result<()> {
             _ => return Err(e.into()),
         },
     };
-    match cli.command {
+    if let Some((name, sub)) = matches.subcommand() {
+        if let Some(a) = kinetoscope::analysis::registry::find(name) {
+            return analysis::run(a, sub);
+        }
+    }
+    match Cli::from_arg_matches(&matches)?.command {
         Command::Info(a) => info::run(a),
+        Command::Analyze(a) => analyze::run(a),
     }
 }

@@ -90,6 +90,43 @@ impl Table {
     pub fn rows(&self) -> usize {
         self.columns.first().map(|c| c.values.len()).unwrap_or(0)
     }
+
+    /// The column called `name`.
+    pub fn column(&self, name: &str) -> Option<&Column> {
+        self.columns.iter().find(|c| c.name == name)
+    }
+
+    /// Reorders rows: by the `keys` columns, then by every column left to right (the oracle's
+    /// canonical order). Numbers compare numerically with NaN last, text by code point.
+    pub fn sort_canonical(&mut self, keys: &[&str]) {
+        let mut order: Vec<usize> = keys.iter().filter_map(|k| self.columns.iter().position(|c| c.name == *k)).collect();
+        let rest: Vec<usize> = (0..self.columns.len()).filter(|i| !order.contains(i)).collect();
+        order.extend(rest);
+        let cmp_in = |c: &Column, a: usize, b: usize| match &c.values {
+            Values::Str(v) => v[a].cmp(&v[b]),
+            Values::Int(v) => v[a].cmp(&v[b]),
+            Values::Float(v) => match (v[a].is_nan(), v[b].is_nan()) {
+                (true, true) => std::cmp::Ordering::Equal,
+                (true, false) => std::cmp::Ordering::Greater,
+                (false, true) => std::cmp::Ordering::Less,
+                _ => v[a].total_cmp(&v[b]),
+            },
+        };
+        let mut rows: Vec<usize> = (0..self.rows()).collect();
+        rows.sort_by(|&a, &b| order.iter().map(|&i| cmp_in(&self.columns[i], a, b)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal));
+        self.select_rows(&rows);
+    }
+
+    /// Keeps rows `rows`, in that order.
+    pub fn select_rows(&mut self, rows: &[usize]) {
+        for c in &mut self.columns {
+            c.values = match &c.values {
+                Values::Str(v) => Values::Str(rows.iter().map(|&r| v[r].clone()).collect()),
+                Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
+                Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
+            };
+        }
+    }
 }
 
 #[cfg(test)]

@@ -2,13 +2,13 @@
 
 use super::{Table, Values};
 
-/// One cell as text (`NaN` → empty).
+/// One cell as text (`NaN` → empty). Floats as Python's `repr` (`3.0`, `1e-05`), which is what
+/// pandas writes, so CSVs compare with HTA's as text.
 fn cell(v: &Values, row: usize) -> String {
     match v {
         Values::Str(s) => s[row].clone(),
         Values::Int(i) => i[row].to_string(),
-        Values::Float(f) if f[row].is_nan() => String::new(),
-        Values::Float(f) => f[row].to_string(),
+        Values::Float(f) => crate::analysis::hta_frame::python_float_repr(f[row]),
     }
 }
 

@@ -24,3 +24,13 @@ fn json_rows_with_null_for_nan() {
 fn text_aligns_numbers_right() {
     assert_eq!(sample().to_text(), "kernel  count  mean_us\n------  -----  -------\ngemm       12      1.5\na,\"b\"       3\n");
 }
+
+#[test]
+fn canonical_sort_by_keys_then_all_columns() {
+    let mut t = Table::new("t")
+        .with("name", Unit::None, Values::Str(vec!["b".into(), "a".into(), "a".into(), "c".into()]))
+        .with("rank", Unit::None, Values::Int(vec![0, 1, 0, 0]))
+        .with("x", Unit::None, Values::Float(vec![f64::NAN, 1.0, 2.0, 0.5]));
+    t.sort_canonical(&["rank"]);
+    assert_eq!(t.to_csv(), "name,rank,x\na,0,2.0\nb,0,\nc,0,0.5\na,1,1.0\n");
+}

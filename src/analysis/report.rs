@@ -1,0 +1,157 @@
+//! What an analysis returns: tables plus descriptions of the charts to draw from them. Charts
+//! are data, not pictures: `chart::draw` renders them with plotters on any backend (canvas in
+//! the page, SVG in the CLI), so the page and the CLI draw the same chart from the same numbers.
+//! Reports are serialisable because the page computes them in a Web Worker and draws them on the
+//! main thread.
+
+use serde::{Deserialize, Serialize};
+
+use crate::table::Table;
+
+/// The result of one analysis run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// Result tables. Names are file stems (`temporal_breakdown`, `queue_length_time_series__rank0`);
+    /// in HTA mode they are the oracle's file names.
+    pub tables: Vec<Table>,
+    /// Charts, in display order.
+    pub charts: Vec<Chart>,
+    /// Remarks for the user (an empty result's reason, a rank skipped and why).
+    pub notes: Vec<String>,
+}
+
+/// One named series of values (one value per category of the chart).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Series {
+    /// Legend label.
+    pub name: String,
+    /// Values, one per category (or per point).
+    pub values: Vec<f64>,
+}
+
+/// One line of a line chart: `(x, y)` points in x order.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Line {
+    /// Legend label.
+    pub name: String,
+    /// Points.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart to draw (what HTA draws with plotly; SPEC §6).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Chart {
+    /// Vertical bars per category, series stacked on each other (temporal breakdown per rank,
+    /// idle time per stream). With one series it is a plain bar chart.
+    StackedBars {
+        /// Title.
+        title: String,
+        /// Label of the category axis.
+        x_label: String,
+        /// Label of the value axis (with unit).
+        y_label: String,
+        /// Category labels (bars).
+        categories: Vec<String>,
+        /// Stacked series, bottom first; each has one value per category.
+        series: Vec<Series>,
+    },
+    /// One bar per category with an optional error range (mean with min/max whiskers).
+    Bars {
+        /// Title.
+        title: String,
+        /// Label of the category axis.
+        x_label: String,
+        /// Label of the value axis (with unit).
+        y_label: String,
+        /// Category labels.
+        categories: Vec<String>,
+        /// Bar heights.
+        values: Vec<f64>,
+        /// Whisker `(low, high)` per category, if any.
+        errors: Option<Vec<(f64, f64)>>,
+    },
+    /// A pie of shares (labels with values; percentages are computed when drawing).
+    Pie {
+        /// Title.
+        title: String,
+        /// `(label, value)` slices, drawn in this order.
+        slices: Vec<(String, f64)>,
+    },
+    /// A histogram from pre-computed bins.
+    Histogram {
+        /// Title.
+        title: String,
+        /// Label of the value axis (with unit).
+        x_label: String,
+        /// `(low, high, count)` bins in order.
+        bins: Vec<(f64, f64, u64)>,
+    },
+    /// Lines over x (time series); `step` draws each value until the next point.
+    Lines {
+        /// Title.
+        title: String,
+        /// Label of the x axis (with unit).
+        x_label: String,
+        /// Label of the y axis (with unit).
+        y_label: String,
+        /// Lines.
+        lines: Vec<Line>,
+        /// Draw as a step function (a value holds until the next point).
+        step: bool,
+    },
+}
+
+impl Chart {
+    /// The chart's title.
+    pub fn title(&self) -> &str {
+        match self {
+            Chart::StackedBars { title, .. }
+            | Chart::Bars { title, .. }
+            | Chart::Pie { title, .. }
+            | Chart::Histogram { title, .. }
+            | Chart::Lines { title, .. } => title,
+        }
+    }
+}
+
+/// Equal-width bins over `values` (`n` bins from min to max; the last bin includes the max).
+/// NaN values are skipped. No values → no bins.
+pub fn histogram_bins(values: &[f64], n: usize) -> Vec<(f64, f64, u64)> {
+    let finite: Vec<f64> = values.iter().copied().filter(|v| v.is_finite()).collect();
+    let (Some(lo), Some(hi)) = (finite.iter().copied().reduce(f64::min), finite.iter().copied().reduce(f64::max)) else {
+        return Vec::new();
+    };
+    let n = n.max(1);
+    let width = if hi > lo { (hi - lo) / n as f64 } else { 1.0 };
+    let mut counts = vec![0u64; n];
+    for v in finite {
+        let i = (((v - lo) / width) as usize).min(n - 1);
+        counts[i] += 1;
+    }
+    counts.into_iter().enumerate().map(|(i, c)| (lo + i as f64 * width, lo + (i + 1) as f64 * width, c)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bins_cover_min_to_max() {
+        let b = histogram_bins(&[0.0, 1.0, 2.0, 10.0, f64::NAN], 5);
+        assert_eq!(b.len(), 5);
+        assert_eq!(b[0], (0.0, 2.0, 2));
+        assert_eq!(b[1], (2.0, 4.0, 1));
+        assert_eq!(b[4], (8.0, 10.0, 1));
+        assert!(histogram_bins(&[], 3).is_empty());
+        assert_eq!(histogram_bins(&[5.0, 5.0], 3)[0], (5.0, 6.0, 2));
+    }
+
+    #[test]
+    fn charts_round_trip_through_json() {
+        let c = Chart::Pie { title: "t".into(), slices: vec![("a".into(), 1.0)] };
+        let s = serde_json::to_string(&c).unwrap();
+        assert!(s.starts_with("{\"type\":\"pie\""), "{s}");
+        assert_eq!(serde_json::from_str::<Chart>(&s).unwrap(), c);
+    }
+}
