@@ -217,7 +217,8 @@ fn help_works() {
     let out = stdout(&o);
     assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
     assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
-    assert!(out.contains("\n  info  What a trace is and contains"), "{out}");
+    assert!(out.contains("\n  info      What a trace is and contains"), "{out}");
+    assert!(out.contains("\n  temporal  GPU idle / compute / non-compute time per rank"), "{out}");
     eqnice!("", stderr(&o));
     let o = run(&["info", "--help"]);
     assert_eq!(o.status.code(), Some(0));

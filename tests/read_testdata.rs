@@ -239,7 +239,7 @@ fn vocabulary_new() {
 #9 [9] X kernel \"triton_poi_fused\" cat=kernel ts=10460000 dur=5000 pid=0 tid=7 stream=7 corr=101 ext=3 Device=0
 #10 [10] X runtime \"cudaMemcpyAsync\" cat=cuda_runtime ts=10360000 dur=15000 pid=50 tid=50 corr=102 ext=4
 #11 [11] X cpu_op \"aten::copy_\" cat=cpu_op ts=10355000 dur=40000 pid=50 tid=50 ext=4
-#12 [12] X memcpy \"Memcpy DtoH (Device -> Pinned)\" cat=gpu_memcpy ts=10470000 dur=2000 pid=0 tid=7 stream=7 corr=102 ext=4 Device=0 Bytes=8
+#12 [12] X memcpy \"Memcpy DtoH (Device -> Pinned)\" cat=gpu_memcpy ts=10470000 dur=2000 pid=0 tid=7 stream=7 corr=102 ext=4 Device=0 Bytes=8 MemoryBwGbps=0.004
 #13 [13] X runtime \"cudaMemsetAsync\" cat=cuda_runtime ts=10390000 dur=3000 pid=50 tid=50 corr=103 ext=4
 #14 [14] X memset \"Memset (Device)\" cat=gpu_memset ts=10480000 dur=1000 pid=0 tid=8 stream=8 corr=103 ext=4 Device=0 Bytes=64
 #15 [15] X runtime \"cudaStreamSynchronize\" cat=cuda_runtime ts=10470000 dur=60000 pid=50 tid=50 corr=104

@@ -118,7 +118,11 @@ pub fn rows_table(r: &RankTrace) -> String {
             }
         }
         for (_, arg, v) in ev.int_args.iter().filter(|a| a.0 == e as u32) {
-            let _ = write!(out, " {arg:?}={v}");
+            match arg {
+                kinetoscope::model::IntArg::MemoryBwGbpsBits => write!(out, " MemoryBwGbps={}", f64::from_bits(*v as u64)),
+                _ => write!(out, " {arg:?}={v}"),
+            }
+            .unwrap_or_default();
         }
         for (_, series, v) in ev.counters.iter().filter(|a| a.0 == e as u32) {
             let _ = write!(out, " C:{}={v}", r.strings.get(*series));
