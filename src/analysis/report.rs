@@ -18,6 +18,20 @@ pub struct Report {
     pub charts: Vec<Chart>,
     /// Remarks for the user (an empty result's reason, a rank skipped and why).
     pub notes: Vec<String>,
+    /// Files the analysis produces besides tables (a trace with counter tracks, a trace with
+    /// patterns marked), written by `--out DIR` and offered as downloads in the page. Not part of
+    /// the JSON form (the page asks for them separately).
+    #[serde(skip)]
+    pub files: Vec<ReportFile>,
+}
+
+/// A file an analysis produces (name without folder, content).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportFile {
+    /// File name, e.g. `rank0_with_counters.json.gz`.
+    pub name: String,
+    /// Content.
+    pub bytes: Vec<u8>,
 }
 
 /// One named series of values (one value per category of the chart).

@@ -20,6 +20,7 @@ pub fn command(a: &'static Analysis) -> Command {
         .arg(Arg::new("hta").long("hta").action(ArgAction::SetTrue).help("Reproduce HTA 0.5.0 exactly, including its documented bugs"))
         .arg(Arg::new("csv").long("csv").action(ArgAction::SetTrue).conflicts_with("json").help("Print CSV (several tables: each after a '# name' line)"))
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON: {tables: {name: [rows]}, notes}"))
+        .arg(Arg::new("out").long("out").value_name("DIR").value_parser(clap::value_parser!(PathBuf)).help("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"))
         .arg(Arg::new("plot").long("plot").value_name("FILE.svg").value_parser(clap::value_parser!(PathBuf)).help("Write the charts to an SVG file"));
     for o in a.options {
         let long = o.name.replace('_', "-");
@@ -52,12 +53,29 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
         let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
         std::fs::write(p, svg).with_context(|| format!("writing {}", p.display()))?;
     }
+    if let Some(dir) = m.get_one::<PathBuf>("out") {
+        write_report(dir, &report)?;
+    }
     let mut out = std::io::stdout().lock();
     print_report(&mut out, &report, m.get_flag("csv"), m.get_flag("json"))?;
     for n in &report.notes {
         eprintln!("note: {n}");
     }
     Ok(())
+}
+
+/// Writes each table of `report` as `dir/<name>.csv` and each produced file into `dir`.
+pub fn write_report(dir: &std::path::Path, report: &Report) -> Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for t in &report.tables {
+        let p = dir.join(format!("{}.csv", t.name));
+        std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
+    }
+    for f in &report.files {
+        let p = dir.join(&f.name);
+        std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(report.tables.len() + report.files.len())
 }
 
 /// Prints the tables of `report` as text, CSV or JSON.

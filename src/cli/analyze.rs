@@ -41,11 +41,7 @@ pub fn run(a: Args) -> Result<()> {
         let name = step.analysis.name;
         match run_step(&ctx, &step) {
             Ok(report) => {
-                for t in &report.tables {
-                    let p = a.out.join(format!("{}.csv", t.name));
-                    std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
-                    written += 1;
-                }
+                written += super::analysis::write_report(&a.out, &report)?;
                 if !a.no_charts && !report.charts.is_empty() && step.params.is_empty() {
                     let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
                     std::fs::write(a.out.join(format!("{name}.svg")), svg)?;
@@ -59,7 +55,7 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     std::fs::write(a.out.join("_status.csv"), status)?;
-    eprintln!("wrote {written} tables to {} ({failed} analyses not applicable, see _status.csv)", a.out.display());
+    eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", a.out.display());
     Ok(())
 }
 
