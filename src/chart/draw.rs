@@ -45,6 +45,7 @@ fn short(s: &str, n: usize) -> String {
 
 /// Draws `chart` on `area`.
 pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+    ensure_font()?;
     area.fill(&WHITE).map_err(e2s)?;
     match chart {
         Chart::StackedBars { title, x_label, y_label, categories, series } => stacked_bars(area, title, x_label, y_label, categories, series),
@@ -250,8 +251,46 @@ fn lines_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x
     Ok(())
 }
 
+/// Registers the chart font (call before drawing natively; cheap after the first call).
+/// Natively, plotters measures and rasterises text with ab_glyph and needs a registered font;
+/// we bundle a subset of DejaVu Sans (`assets/fonts`, Bitstream Vera licence). In the page the
+/// browser measures text.
+#[cfg(not(target_arch = "wasm32"))]
+pub fn ensure_font() -> Result<(), String> {
+    static FONT: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    FONT.get_or_init(|| {
+        plotters::style::register_font("sans-serif", FontStyle::Normal, include_bytes!("../../assets/fonts/DejaVuSans-subset.ttf"))
+            .map_err(|_| "the bundled chart font is invalid".to_string())
+    })
+    .clone()
+}
+
+/// Nothing to do in the browser.
+#[cfg(target_arch = "wasm32")]
+pub fn ensure_font() -> Result<(), String> {
+    Ok(())
+}
+
+/// All `charts` stacked vertically in one PNG image (what `--plot FILE.png` writes).
+#[cfg(not(target_arch = "wasm32"))]
+pub fn charts_png(charts: &[Chart]) -> Result<Vec<u8>, String> {
+    ensure_font()?;
+    let (w, h) = (SIZE.0, SIZE.1 * charts.len().max(1) as u32);
+    let mut rgb = vec![0u8; (w * h * 3) as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+        let parts = root.split_evenly((charts.len().max(1), 1));
+        for (c, a) in charts.iter().zip(&parts) {
+            draw(a, c)?;
+        }
+        root.present().map_err(e2s)?;
+    }
+    Ok(super::png::encode_rgb(w, h, &rgb))
+}
+
 /// All `charts` stacked vertically in one SVG document (what `--plot FILE.svg` writes).
 pub fn charts_svg(charts: &[Chart]) -> Result<String, String> {
+    ensure_font()?;
     let mut svg = String::new();
     {
         let h = SIZE.1 * charts.len().max(1) as u32;
@@ -309,6 +348,19 @@ mod tests {
         }
         assert!(has_text(&svg(&Chart::Pie { title: "P".into(), slices: vec![] }), "P: no data"));
         assert!(has_text(&svg(&charts[1]), "75.0%  a"));
+    }
+
+    #[test]
+    fn png_has_the_chart_pixels() {
+        let c = Chart::Bars { title: "B".into(), x_label: "x".into(), y_label: "y".into(), categories: vec!["a".into()], values: vec![3.0], errors: None };
+        let png = charts_png(&[c]).unwrap();
+        assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
+        let rgb = super::super::png::decode_rgb_for_tests(&png);
+        let bar = PALETTE[0];
+        let bar_pixels = rgb.chunks(3).filter(|p| p[0] == bar.0 && p[1] == bar.1 && p[2] == bar.2).count();
+        let dark = rgb.chunks(3).filter(|p| p.iter().all(|&v| v < 80)).count();
+        assert!(bar_pixels > 10_000, "{bar_pixels} bar pixels");
+        assert!(dark > 200, "{dark} dark (text/axis) pixels");
     }
 
     #[test]
