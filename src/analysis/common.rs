@@ -95,14 +95,20 @@ pub fn gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<usize> {
     (0..f.len()).filter(|&i| f.stream[i] != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)).collect()
 }
 
-/// `merge_kernel_intervals` (§1.11): `[start, end)` intervals (ns) sorted and merged; touching
-/// intervals merge. Returns merged intervals in time order.
-pub fn merge_intervals(mut iv: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    iv.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(iv.len());
+/// `merge_kernel_intervals` (§1.11): `[start, end)` intervals sorted (by start, then end) and
+/// merged; touching intervals merge. Returns merged intervals in time order. Times are ns
+/// (`i64`), or HTA's µs floats (`f64`) where an analysis must round like HTA; NaN never occurs
+/// (HTA drops rows without `dur`).
+pub fn merge_intervals<T: Copy + PartialOrd>(mut iv: Vec<(T, T)>) -> Vec<(T, T)> {
+    iv.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut out: Vec<(T, T)> = Vec::with_capacity(iv.len());
     for (s, e) in iv {
         match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            Some(last) if s <= last.1 => {
+                if e > last.1 {
+                    last.1 = e;
+                }
+            }
             _ => out.push((s, e)),
         }
     }
@@ -221,19 +227,23 @@ pub fn std(v: &[f64]) -> f64 {
     (ss / (v.len() - 1) as f64).sqrt()
 }
 
-/// numpy's linear-interpolation quantile of sorted values; NaN when empty.
+/// numpy's linear-interpolation quantile of sorted values; NaN when empty. Interpolates as
+/// numpy's `_lerp` does (`a + (b - a)·t` below `t = 0.5`, `b - (b - a)·(1 - t)` from there), so
+/// the result is bit-identical to pandas' `quantile`/`describe`.
 pub fn quantile_sorted(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
+    let pos = (v.len() - 1) as f64 * q;
+    let lo = (pos.floor().max(0.0) as usize).min(v.len() - 1);
     let hi = (lo + 1).min(v.len() - 1);
-    let frac = pos - lo as f64;
-    if frac == 0.0 {
-        v[lo]
+    let t = pos - lo as f64;
+    let (a, b) = (v[lo], v[hi]);
+    let diff = b - a;
+    if t >= 0.5 {
+        b - diff * (1.0 - t)
     } else {
-        v[lo] + (v[hi] - v[lo]) * frac
+        a + diff * t
     }
 }
 
