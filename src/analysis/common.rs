@@ -295,6 +295,11 @@ mod tests {
         let d = Describe::of(&[1.0, 2.0, 3.0, 4.0, f64::NAN]);
         assert_eq!(d.values(), [4.0, 2.5, 1.2909944487358056, 1.0, 1.75, 2.5, 3.25, 4.0]);
         assert!(Describe::of(&[7.0]).std.is_nan());
+        // numpy's lerp from the upper end for t >= 0.5 (values from np.percentile)
+        assert_eq!(quantile_sorted(&[6.95, 15.96, 16.81, 52.74], 0.9), 41.961000000000006);
+        assert_eq!(quantile_sorted(&[0.1, 0.7, 1.3, 2.9, 3.3], 0.8), 2.98);
+        assert_eq!(quantile_sorted(&[1.0, 2.0], 1.0), 2.0);
+        assert!(quantile_sorted(&[], 0.5).is_nan());
         assert_eq!(np_round(0.125, 2), 0.12);
         assert_eq!(np_round(53.555, 2), 53.56);
         assert_eq!(np_round(2.5, 0), 2.0);
