@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::hta_frame::kept;
-use super::kernels::{aggregate_by_name, Folding, NameStats};
+use super::kernels::{aggregate_by_name, Folding, NameStats, PIE_RANKS};
 use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Report};
 use crate::model::{EventId, Trace};
@@ -125,6 +125,9 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     };
     report.tables.push(table(&name, &ranks, ctx.hta));
     report.charts = charts(&ranks, opts.use_gpu_annotation);
+    if ranks.len() > PIE_RANKS {
+        report.notes.push(format!("annotation pies are drawn for the first {PIE_RANKS} ranks only"));
+    }
     Ok(report)
 }
 
@@ -155,6 +158,7 @@ fn charts(ranks: &[(u32, Vec<NameStats>)], gpu: bool) -> Vec<Chart> {
     let mut charts: Vec<Chart> = ranks
         .iter()
         .filter(|(_, v)| !v.is_empty())
+        .take(PIE_RANKS)
         .map(|(r, v)| Chart::Pie { title: format!("User annotation distribution ({side}) on rank {r}"), slices: v.iter().map(|s| (s.name.clone(), s.sum)).collect() })
         .collect();
     let mut totals: BTreeMap<&str, f64> = BTreeMap::new();

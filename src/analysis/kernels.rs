@@ -44,6 +44,9 @@ pub const ANALYSIS: Analysis = Analysis {
 /// Kernels per type shown in the per-kernel bar charts (HTA draws one per kernel name).
 const BAR_CHARTS_PER_TYPE: usize = 5;
 
+/// Ranks that get a pie per kernel type (HTA draws every rank); the table has all of them.
+pub(crate) const PIE_RANKS: usize = 16;
+
 /// Options of [`gpu_kernel_breakdown`].
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -285,6 +288,9 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     report.tables.push(kernel_type_table(&b, ctx.hta));
     report.tables.push(kernel_table(&b, ctx.hta));
     report.charts = charts(ctx, &b);
+    if ctx.selected.len() > PIE_RANKS {
+        report.notes.push(format!("kernel pies are drawn for the first {PIE_RANKS} ranks only"));
+    }
     Ok(report)
 }
 
@@ -338,7 +344,7 @@ fn charts(ctx: &Context<'_>, b: &KernelBreakdown) -> Vec<Chart> {
     types.dedup();
     for ty in types {
         let of_type: Vec<&(KernelType, u32, Vec<NameStats>)> = b.kernels.iter().filter(|(t, _, _)| *t == ty).collect();
-        for (_, rank, stats) in &of_type {
+        for (_, rank, stats) in of_type.iter().take(PIE_RANKS) {
             charts.push(Chart::Pie {
                 title: format!("Kernel type \"{}\" - kernel distribution on rank {rank}", ty.as_str()),
                 slices: stats.iter().map(|s| (shorten_name(&s.name), s.sum)).collect(),
