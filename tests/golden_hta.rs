@@ -18,7 +18,15 @@ use kinetoscope::analysis::registry::{hta_plan, run_step, Context};
 use crate::util;
 
 /// Oracle file stems (before `__rank{r}`/variant suffixes) of the APIs implemented so far.
-const IMPLEMENTED: &[&str] = &["temporal_breakdown"];
+const IMPLEMENTED: &[&str] = &[
+    "temporal_breakdown",
+    // kernels, overlap, annotations, annotated-kernels
+    "gpu_kernel_breakdown",
+    "gpu_kernel_breakdown_all",
+    "comm_comp_overlap",
+    "gpu_user_annotation_breakdown",
+    "gpu_kernels_with_user_annotations",
+];
 
 /// Differences explained elsewhere: (set, file, reason).
 const KNOWN: &[(&str, &str, &str)] = &[];

@@ -17,5 +17,13 @@ mod golden_hta_parse;
 mod analysis_temporal;
 /// Every analysis in HTA mode equals HTA's own output on the oracle sets.
 mod golden_hta;
+/// Kernel breakdown on a hand-made trace (also the helpers of the analysis_* modules below).
+mod analysis_kernels;
+/// Communication/computation overlap on a hand-made trace.
+mod analysis_overlap;
+/// Kernels with their GPU user annotations on a hand-made trace.
+mod analysis_annotated_kernels;
+/// User-annotation breakdown on a hand-made trace.
+mod analysis_annotations;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

@@ -95,14 +95,20 @@ pub fn gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<usize> {
     (0..f.len()).filter(|&i| f.stream[i] != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)).collect()
 }
 
-/// `merge_kernel_intervals` (§1.11): `[start, end)` intervals (ns) sorted and merged; touching
-/// intervals merge. Returns merged intervals in time order.
-pub fn merge_intervals(mut iv: Vec<(i64, i64)>) -> Vec<(i64, i64)> {
-    iv.sort_unstable();
-    let mut out: Vec<(i64, i64)> = Vec::with_capacity(iv.len());
+/// `merge_kernel_intervals` (§1.11): `[start, end)` intervals sorted (by start, then end) and
+/// merged; touching intervals merge. Returns merged intervals in time order. Times are ns
+/// (`i64`), or HTA's µs floats (`f64`) where an analysis must round like HTA; NaN never occurs
+/// (HTA drops rows without `dur`).
+pub fn merge_intervals<T: Copy + PartialOrd>(mut iv: Vec<(T, T)>) -> Vec<(T, T)> {
+    iv.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut out: Vec<(T, T)> = Vec::with_capacity(iv.len());
     for (s, e) in iv {
         match out.last_mut() {
-            Some(last) if s <= last.1 => last.1 = last.1.max(e),
+            Some(last) if s <= last.1 => {
+                if e > last.1 {
+                    last.1 = e;
+                }
+            }
             _ => out.push((s, e)),
         }
     }
@@ -221,19 +227,23 @@ pub fn std(v: &[f64]) -> f64 {
     (ss / (v.len() - 1) as f64).sqrt()
 }
 
-/// numpy's linear-interpolation quantile of sorted values; NaN when empty.
+/// numpy's linear-interpolation quantile of sorted values; NaN when empty. Interpolates as
+/// numpy's `_lerp` does (`a + (b - a)·t` below `t = 0.5`, `b - (b - a)·(1 - t)` from there), so
+/// the result is bit-identical to pandas' `quantile`/`describe`.
 pub fn quantile_sorted(v: &[f64], q: f64) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    let pos = q * (v.len() - 1) as f64;
-    let lo = pos.floor() as usize;
+    let pos = (v.len() - 1) as f64 * q;
+    let lo = (pos.floor().max(0.0) as usize).min(v.len() - 1);
     let hi = (lo + 1).min(v.len() - 1);
-    let frac = pos - lo as f64;
-    if frac == 0.0 {
-        v[lo]
+    let t = pos - lo as f64;
+    let (a, b) = (v[lo], v[hi]);
+    let diff = b - a;
+    if t >= 0.5 {
+        b - diff * (1.0 - t)
     } else {
-        v[lo] + (v[hi] - v[lo]) * frac
+        a + diff * t
     }
 }
 
@@ -285,6 +295,11 @@ mod tests {
         let d = Describe::of(&[1.0, 2.0, 3.0, 4.0, f64::NAN]);
         assert_eq!(d.values(), [4.0, 2.5, 1.2909944487358056, 1.0, 1.75, 2.5, 3.25, 4.0]);
         assert!(Describe::of(&[7.0]).std.is_nan());
+        // numpy's lerp from the upper end for t >= 0.5 (values from np.percentile)
+        assert_eq!(quantile_sorted(&[6.95, 15.96, 16.81, 52.74], 0.9), 41.961000000000006);
+        assert_eq!(quantile_sorted(&[0.1, 0.7, 1.3, 2.9, 3.3], 0.8), 2.98);
+        assert_eq!(quantile_sorted(&[1.0, 2.0], 1.0), 2.0);
+        assert!(quantile_sorted(&[], 0.5).is_nan());
         assert_eq!(np_round(0.125, 2), 0.12);
         assert_eq!(np_round(53.555, 2), 53.56);
         assert_eq!(np_round(2.5, 0), 2.0);

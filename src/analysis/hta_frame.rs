@@ -175,8 +175,9 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     HtaFrames { min_ts_us, profiler_step_symbols, filtered, exact: opts.exact, ranks: frames }
 }
 
-/// Whether HTA keeps model row `e` at all (§1.2.5).
-fn kept(r: &RankTrace, e: usize) -> bool {
+/// Whether HTA keeps model row `e` at all (§1.2.5): its cat and name are then symbols of HTA's
+/// table even when the row is later filtered out (§1.9).
+pub fn kept(r: &RankTrace, e: usize) -> bool {
     let need = flags::HAS_DUR | flags::HAS_CAT;
     r.events.flags[e] & need == need && r.events.phase[e] != Phase::Begin && r.cat(e as EventId) != "Trace"
 }

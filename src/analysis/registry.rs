@@ -247,7 +247,14 @@ impl std::fmt::Debug for Analysis {
 }
 
 /// Every analysis, in the order the page shows them.
-pub const ANALYSES: &[Analysis] = &[super::temporal::ANALYSIS];
+pub const ANALYSES: &[Analysis] = &[
+    super::temporal::ANALYSIS,
+    // kernel breakdown, overlap, user annotations (SPEC §2.2, §2.3, §2.11, §2.12)
+    super::kernels::ANALYSIS,
+    super::overlap::ANALYSIS,
+    super::annotations::ANALYSIS,
+    super::annotated_kernels::ANALYSIS,
+];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static Analysis> {
@@ -269,7 +276,16 @@ pub struct PlanStep {
 /// What `analyze --hta` runs to write the oracle's files (`../shared/hta-oracle/README.md`): every
 /// analysis with defaults, plus the oracle's extra variants.
 pub fn hta_plan(_ctx: &Context<'_>) -> Vec<PlanStep> {
-    ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect()
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // kernel breakdown without folding (`gpu_kernel_breakdown_all__*`) and the CPU-side user
+    // annotation breakdown (`gpu_user_annotation_breakdown__cpu`)
+    plan.push(PlanStep {
+        analysis: &super::kernels::ANALYSIS,
+        params: vec![("num_kernels", "1e9".into()), ("duration_ratio", "1.0".into())],
+        rename: Some(("gpu_kernel_breakdown__", "gpu_kernel_breakdown_all__")),
+    });
+    plan.push(PlanStep { analysis: &super::annotations::ANALYSIS, params: vec![("use_gpu_annotation", "false".into())], rename: None });
+    plan
 }
 
 /// Runs one plan step: the analysis' report with renamed tables.
