@@ -2,8 +2,13 @@
 //! where an HTA API exists; [`registry`] lists every analysis the CLI and the page offer.
 
 pub mod common;
+pub mod counters;
 pub mod hta_frame;
+pub mod idle;
+pub mod memory_bw;
 pub mod overview;
+pub mod queue;
 pub mod registry;
 pub mod report;
+pub mod series;
 pub mod temporal;

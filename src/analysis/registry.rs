@@ -247,7 +247,14 @@ impl std::fmt::Debug for Analysis {
 }
 
 /// Every analysis, in the order the page shows them.
-pub const ANALYSES: &[Analysis] = &[super::temporal::ANALYSIS];
+pub const ANALYSES: &[Analysis] = &[
+    super::temporal::ANALYSIS,
+    // idle time, queue length, memory bandwidth, trace with counters (SPEC §2.4–§2.8)
+    super::idle::ANALYSIS,
+    super::queue::ANALYSIS,
+    super::memory_bw::ANALYSIS,
+    super::counters::ANALYSIS,
+];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static Analysis> {
@@ -269,14 +276,21 @@ pub struct PlanStep {
 /// What `analyze --hta` runs to write the oracle's files (`../shared/hta-oracle/README.md`): every
 /// analysis with defaults, plus the oracle's extra variants.
 pub fn hta_plan(_ctx: &Context<'_>) -> Vec<PlanStep> {
-    ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect()
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // queue length: the oracle also ran get_time_spent_blocked_on_full_queue(series, 8)
+    plan.push(PlanStep { analysis: &super::queue::ANALYSIS, params: vec![("max_queue_length", "8".into())], rename: Some(("time_blocked_on_full_queue", "time_blocked_on_full_queue__max8")) });
+    plan
 }
 
-/// Runs one plan step: the analysis' report with renamed tables.
+/// Runs one plan step: the analysis' report with renamed tables. A step with a rename is a
+/// variant run: it keeps only the renamed tables (and no produced files), so the tables the
+/// default run already wrote are not written twice.
 pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisError> {
     let params = Params::new(step.analysis.options, step.params.iter().map(|(k, v)| (*k, v.as_str())))?;
     let mut report = (step.analysis.run)(ctx, &params)?;
     if let Some((from, to)) = step.rename {
+        report.tables.retain(|t| t.name.starts_with(from));
+        report.files.clear();
         for t in &mut report.tables {
             if let Some(rest) = t.name.strip_prefix(from) {
                 t.name = format!("{to}{rest}");
