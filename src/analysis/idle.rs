@@ -18,8 +18,8 @@
 //! decimals and only categories that occur are listed; a rank without kernels makes HTA raise.
 //! Kernels starting at the same time keep their trace order (HTA's quicksort order there is
 //! implementation-defined). Without `--hta`: the previous end is the latest end of all earlier
-//! kernels, and a kernel starting before it overlaps and leaves no gap; a kernel without a
-//! known launch is never `host_wait`; the first kernel has no gap; all three categories are
+//! kernels, and a kernel starting before it overlaps and leaves no gap; the launch time is that
+//! of the call with the kernel's correlation id, and a kernel without one is never `host_wait`; the first kernel has no gap; all three categories are
 //! listed for every stream; values are exact (not rounded); a rank without kernels gets a note.
 
 use super::common::{np_round, us, Describe};
@@ -113,18 +113,15 @@ fn is_kernel(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
 pub fn idle_time(f: &HtaFrame, r: &RankTrace, streams: Option<&[i64]>, delay_ns: i64, hta: bool) -> Vec<StreamIdle> {
     let kernels: Vec<usize> = (0..f.len()).filter(|&i| is_kernel(f, r, i, hta)).collect();
     let mut ts_of_index: rustc_hash::FxHashMap<i64, i64> = Default::default();
-    for i in (0..f.len()).rev() {
-        ts_of_index.insert(i64::from(f.index[i]), f.ts_ns[i]);
-    }
-    // HTA joins on the index label: −1 finds nothing, 0 finds event #0 if it is a row (§5.8)
-    let launch_ts = |k: usize| {
-        let ic = f.index_correlation[k];
-        if hta || ic > 0 {
-            ts_of_index.get(&ic).copied()
-        } else {
-            None
+    if hta {
+        for i in (0..f.len()).rev() {
+            ts_of_index.insert(i64::from(f.index[i]), f.ts_ns[i]);
         }
-    };
+    }
+    let launcher = if hta { Vec::new() } else { super::queue::launcher_rows(f, r) };
+    // HTA joins `index_correlation` on the index label: −1 finds nothing, 0 (no partner) finds
+    // event #0 if it is a row (§5.8). Without --hta: the launching call, if known.
+    let launch_ts = |k: usize| if hta { ts_of_index.get(&f.index_correlation[k]).copied() } else { launcher[k].map(|l| f.ts_ns[l]) };
     let all_streams: Vec<i64> = match streams {
         Some(s) => s.to_vec(),
         None => {

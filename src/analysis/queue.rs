@@ -13,8 +13,8 @@
 //!
 //! Launches: with `--hta`, calls named as in HTA's list ([`HTA_LAUNCH_NAMES`]) that have a GPU
 //! partner (`index_correlation > 0`), each counted once per GPU row of its correlation. Without
-//! `--hta`, every kernel, memcpy and memset whose launching call is in the trace (its
-//! `index_correlation` partner), whatever the call's name: CUPTI gives a GPU activity the
+//! `--hta`, every kernel, memcpy and memset whose launching call is in the trace (the runtime or
+//! driver call with its correlation id, [`launcher_rows`]), whatever the call's name: CUPTI gives a GPU activity the
 //! correlation id of "the driver or runtime API activity record that launched" it, so the link
 //! identifies the launch; HTA's name list misses e.g. `cuLaunchKernelEx` (added in HTA 0.6),
 //! `cudaGraphLaunch` (one call enqueues every kernel of the graph), `cudaMemcpy`,
@@ -141,14 +141,9 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
             ));
         }
     } else {
-        let mut by_index: rustc_hash::FxHashMap<i64, usize> = Default::default();
-        for i in (0..n).rev() {
-            by_index.insert(i64::from(f.index[i]), i);
-        }
-        let ops: Vec<(usize, usize)> = (0..n)
-            .filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize]) && f.index_correlation[i] > 0)
-            .filter_map(|g| by_index.get(&f.index_correlation[g]).map(|&l| (l, g)))
-            .collect();
+        let launcher = launcher_rows(f, r);
+        let ops: Vec<(usize, usize)> =
+            (0..n).filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize])).filter_map(|g| launcher[g].map(|l| (l, g))).collect();
         ev.extend(ops.iter().map(|&(l, g)| (l, g, 1)));
         ev.extend(ops.iter().map(|&(_, g)| (g, g, -1)));
     }
@@ -166,6 +161,27 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
         p.queue_length = q;
     }
     Ok(points)
+}
+
+/// The frame row of each frame row's launching call (the model's launch link: the runtime or
+/// driver call with the same correlation id), `None` when there is none or it is not in the
+/// frame. Unlike HTA's `index_correlation`, this does not confuse "no partner" (0) with a
+/// partner that is event #0.
+pub fn launcher_rows(f: &HtaFrame, r: &RankTrace) -> Vec<Option<usize>> {
+    let mut frame_row: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    for i in (0..f.len()).rev() {
+        frame_row.insert(f.row[i], i);
+    }
+    let launch = &r.links().launch;
+    (0..f.len())
+        .map(|i| {
+            let e = f.row[i] as usize;
+            if !r.events.kind[e].is_device() {
+                return None;
+            }
+            launch.get(e).filter(|&&l| l != crate::model::NONE).and_then(|l| frame_row.get(l).copied())
+        })
+        .collect()
 }
 
 /// GPU work that sits in a stream's queue: kernels, copies, memsets (not synchronisation).
