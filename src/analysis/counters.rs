@@ -184,3 +184,26 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     Ok(report)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_names_follow_the_trace_file() {
+        let named = |file: &str| RankTrace { rank: 3, files: vec![file.to_string()], ..Default::default() };
+        assert_eq!(output_name(&named("../traces/rank-0.json.gz"), "_with_counters"), "rank-0_with_counters.json.gz");
+        assert_eq!(output_name(&named("C:\\t\\a.pt.trace.json"), "_x"), "a.pt.trace_x.json.gz");
+        assert_eq!(output_name(&named("b.gz"), "_x"), "b_x.json.gz");
+        assert_eq!(output_name(&named(""), "_x"), "rank3_x.json.gz");
+    }
+
+    #[test]
+    fn json_numbers() {
+        assert_eq!(json_number(3.0), "3");
+        assert_eq!(json_number(-0.0), "0");
+        assert_eq!(json_number(0.30000000000000004), "0.30000000000000004");
+        assert_eq!(json_number(f64::NAN), "null");
+        assert_eq!(json_number(1e300), "1e+300");
+    }
+}
