@@ -217,10 +217,11 @@ fn help_works() {
     let out = stdout(&o);
     assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
     assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
-    // the command column is as wide as the longest subcommand name
-    let listed = |cmd: &str, about: &str| out.lines().any(|l| l.split_whitespace().next() == Some(cmd) && l.trim_start()[cmd.len()..].trim_start().starts_with(about));
+    // the column width follows the longest subcommand name
+    let listed = |cmd: &str, about: &str| out.lines().any(|l| l.trim_start().strip_prefix(cmd).is_some_and(|rest| rest.starts_with(' ') && rest.trim_start().starts_with(about)));
     assert!(listed("info", "What a trace is and contains"), "{out}");
     assert!(listed("temporal", "GPU idle / compute / non-compute time per rank"), "{out}");
+    assert!(listed("memory_bw", "Memcpy/memset bandwidth (GB/s) over time per copy type"), "{out}");
     eqnice!("", stderr(&o));
     let o = run(&["info", "--help"]);
     assert_eq!(o.status.code(), Some(0));

@@ -25,5 +25,13 @@ mod analysis_overlap;
 mod analysis_annotated_kernels;
 /// User-annotation breakdown on a hand-made trace.
 mod analysis_annotations;
+/// Idle time breakdown on a hand-made trace: default and --hta (SPEC §2.4, §5.8).
+mod analysis_idle;
+/// Queue length, summary, blocked time on a hand-made trace: default and --hta (SPEC §2.5, §2.6, §5.6).
+mod analysis_queue;
+/// Memory bandwidth series and summary on a hand-made trace: default and --hta (SPEC §2.7).
+mod analysis_memory_bw;
+/// Trace with counters: the counter table and the produced gzip trace read back (SPEC §2.8).
+mod analysis_counters;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

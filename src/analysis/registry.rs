@@ -254,6 +254,11 @@ pub const ANALYSES: &[Analysis] = &[
     super::overlap::ANALYSIS,
     super::annotations::ANALYSIS,
     super::annotated_kernels::ANALYSIS,
+    // idle time, queue length, memory bandwidth, trace with counters (SPEC §2.4–§2.8)
+    super::idle::ANALYSIS,
+    super::queue::ANALYSIS,
+    super::memory_bw::ANALYSIS,
+    super::counters::ANALYSIS,
 ];
 
 /// The analysis called `name`.
@@ -285,14 +290,20 @@ pub fn hta_plan(_ctx: &Context<'_>) -> Vec<PlanStep> {
         rename: Some(("gpu_kernel_breakdown__", "gpu_kernel_breakdown_all__")),
     });
     plan.push(PlanStep { analysis: &super::annotations::ANALYSIS, params: vec![("use_gpu_annotation", "false".into())], rename: None });
+    // queue length: the oracle also ran get_time_spent_blocked_on_full_queue(series, 8)
+    plan.push(PlanStep { analysis: &super::queue::ANALYSIS, params: vec![("max_queue_length", "8".into())], rename: Some(("time_blocked_on_full_queue", "time_blocked_on_full_queue__max8")) });
     plan
 }
 
-/// Runs one plan step: the analysis' report with renamed tables.
+/// Runs one plan step: the analysis' report with renamed tables. A step with a rename is a
+/// variant run: it keeps only the renamed tables (and no produced files), so the tables the
+/// default run already wrote are not written twice.
 pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisError> {
     let params = Params::new(step.analysis.options, step.params.iter().map(|(k, v)| (*k, v.as_str())))?;
     let mut report = (step.analysis.run)(ctx, &params)?;
     if let Some((from, to)) = step.rename {
+        report.tables.retain(|t| t.name.starts_with(from));
+        report.files.clear();
         for t in &mut report.tables {
             if let Some(rest) = t.name.strip_prefix(from) {
                 t.name = format!("{to}{rest}");

@@ -29,7 +29,9 @@ fn int_arg_key(a: IntArg) -> &'static str {
     }
 }
 
-fn id_json(r: &RankTrace, i: u32) -> String {
+/// A pid/tid (index into [`RankTrace::ids`]) as JSON: a number or a quoted string, as the input
+/// wrote it.
+pub fn id_json(r: &RankTrace, i: u32) -> String {
     match r.ids.get(i) {
         Some(IdValue::Int(v)) => v.to_string(),
         Some(IdValue::Str(s)) => serde_json::Value::from(r.strings.get(*s)).to_string(),
@@ -39,6 +41,12 @@ fn id_json(r: &RankTrace, i: u32) -> String {
 
 /// Writes `r` to `w`.
 pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
+    write_rank_with(r, &[], w)
+}
+
+/// Writes `r` to `w` with `extra` events (each one JSON object, e.g. counter events) appended
+/// to `traceEvents`.
+pub fn write_rank_with(r: &RankTrace, extra: &[String], w: &mut impl Write) -> io::Result<()> {
     let ev = &r.events;
     let s = |t: &str| serde_json::Value::from(t).to_string();
     write!(w, "{{")?;
@@ -110,6 +118,10 @@ pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
             write!(w, ", \"args\": {{{}}}", args.join(", "))?;
         }
         write!(w, "}}")?;
+    }
+    for e in extra {
+        sep(w)?;
+        w.write_all(e.as_bytes())?;
     }
     writeln!(w, "\n]}}")?;
     Ok(())

@@ -1,0 +1,209 @@
+//! Trace with counter tracks (HTA `generate_trace_with_counters`, SPEC §2.8): each rank's trace
+//! written again with the queue-length series (§2.5, one track per stream) and the memory
+//! bandwidth series (§2.7, one track per memory type) as Chrome counter events (`ph: "C"`), so
+//! Perfetto or chrome://tracing draw them under the GPU's rows.
+//!
+//! Produced files (`Report::files`): `<trace file stem><output_suffix>.json.gz` per rank with
+//! counters, gzip-compressed Chrome JSON. HTA copies the original JSON untouched; we write the
+//! rank as kinetoscope read it (`export::chrome`: every event the model keeps, exact times) and
+//! append the counter events. Table `trace_with_counters__rank{r}` lists the counter events:
+//! `name` (track), `counter` (args key), `pid`, `id` (stream of a queue track), `ts` (absolute
+//! µs, the trace's own clock) and `value`.
+//!
+//! Counter events: queue length → `{"ph": "C", "name": "Queue Length", "pid", "ts", "id":
+//! stream, "args": {"Queue Length": n}}`; bandwidth → `{"ph": "C", "name": "<memory type>",
+//! "pid", "ts", "args": {"Memcpy BW": GB/s}}`. With `--hta` the series and times are HTA's (µs,
+//! rounded where HTA rounds); without, the corrected series of the two analyses.
+
+use super::memory_bw::memory_bw_points;
+use super::queue::queue_points;
+use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::report::{Report, ReportFile};
+use super::series::id_column;
+use crate::model::time::ns_to_us_string;
+use crate::model::RankTrace;
+use crate::table::{Table, Unit, Values};
+
+/// Registry entry.
+pub const ANALYSIS: Analysis = Analysis {
+    name: "counters",
+    title: "Trace with counters",
+    about: "Write each rank's trace with queue-length and memory-bandwidth counter tracks (gzip Chrome JSON for Perfetto)",
+    hta_api: "generate_trace_with_counters (SPEC §2.8)",
+    options: &[
+        Opt { name: "time_series", kind: OptKind::Str, default: "QUEUE_LENGTH|MEMCPY_BANDWIDTH", help: "Counters to add: QUEUE_LENGTH, MEMCPY_BANDWIDTH or both joined by |" },
+        Opt { name: "output_suffix", kind: OptKind::Str, default: "_with_counters", help: "Added to the trace file's name" },
+    ],
+    run,
+};
+
+/// One counter sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CounterSample {
+    /// Track name: `Queue Length` or a memory type (`Memcpy HtoD`).
+    pub name: String,
+    /// Args key of the value: `Queue Length` or `Memcpy BW`.
+    pub counter: &'static str,
+    /// pid of the GPU rows (index into [`RankTrace::ids`]).
+    pub pid: u32,
+    /// Stream of a queue-length track.
+    pub id: Option<i64>,
+    /// Time on the trace's own clock, ns.
+    pub ts_ns: i64,
+    /// Value (operations queued, or GB/s).
+    pub value: f64,
+}
+
+/// Which series to add (HTA's `TimeSeriesTypes` flags).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TimeSeries {
+    /// `QUEUE_LENGTH`.
+    pub queue_length: bool,
+    /// `MEMCPY_BANDWIDTH`.
+    pub memcpy_bandwidth: bool,
+}
+
+impl TimeSeries {
+    /// Parses `QUEUE_LENGTH|MEMCPY_BANDWIDTH` (either, or both joined by `|` or `,`; case does
+    /// not matter; empty means both, as HTA's `None`).
+    pub fn parse(s: &str) -> Result<TimeSeries, AnalysisError> {
+        let mut t = TimeSeries { queue_length: false, memcpy_bandwidth: false };
+        for part in s.split(['|', ',']).map(str::trim).filter(|p| !p.is_empty()) {
+            match part.to_ascii_uppercase().as_str() {
+                "QUEUE_LENGTH" => t.queue_length = true,
+                "MEMCPY_BANDWIDTH" => t.memcpy_bandwidth = true,
+                _ => return fail(format!("option 'time_series': expected QUEUE_LENGTH and/or MEMCPY_BANDWIDTH, found '{part}'")),
+            }
+        }
+        if !t.queue_length && !t.memcpy_bandwidth {
+            t = TimeSeries { queue_length: true, memcpy_bandwidth: true };
+        }
+        Ok(t)
+    }
+}
+
+/// ns to add to a frame time ([`super::hta_frame::HtaFrame::ts_ns`]) for the trace's own clock:
+/// HTA's `min_ts` (µs) with `--hta`, else the exact offset between the model and the frames.
+fn clock_offset_ns(ctx: &Context<'_>) -> i64 {
+    if ctx.hta {
+        return ctx.frames.min_ts_us.unwrap_or(0) * 1000;
+    }
+    ctx.frames.ranks.iter().zip(&ctx.trace.ranks).find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0])).unwrap_or(0)
+}
+
+/// The counter samples of each selected rank (ranks without any are left out), in HTA's order:
+/// queue length by stream, then bandwidth by memory type.
+pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usize, Vec<CounterSample>)>, AnalysisError> {
+    let offset = clock_offset_ns(ctx);
+    let mut out = Vec::new();
+    for &pos in &ctx.selected {
+        let (f, r) = (&ctx.frames.ranks[pos], &ctx.trace.ranks[pos]);
+        let mut samples = Vec::new();
+        if series.queue_length {
+            for p in queue_points(f, r, ctx.hta)? {
+                samples.push(CounterSample { name: "Queue Length".into(), counter: "Queue Length", pid: f.pid[p.gpu], id: Some(p.stream), ts_ns: p.ts_ns + offset, value: p.queue_length as f64 });
+            }
+        }
+        if series.memcpy_bandwidth {
+            for p in memory_bw_points(f, r, ctx.hta) {
+                samples.push(CounterSample { name: p.name, counter: "Memcpy BW", pid: f.pid[p.op], id: None, ts_ns: p.ts_ns + offset, value: p.value });
+            }
+        }
+        if !samples.is_empty() {
+            out.push((pos, samples));
+        }
+    }
+    Ok(out)
+}
+
+/// A JSON number: integers without a fraction, others as the shortest round-trip decimal.
+fn json_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or_else(|| "null".into(), |n| n.to_string())
+    }
+}
+
+/// The Chrome counter event of `s`.
+pub fn counter_event(r: &RankTrace, s: &CounterSample) -> String {
+    let text = |t: &str| serde_json::Value::from(t).to_string();
+    let id = s.id.map(|i| format!(", \"id\": {i}")).unwrap_or_default();
+    format!(
+        "{{\"ph\": \"C\", \"name\": {}, \"pid\": {}, \"ts\": {}{id}, \"args\": {{{}: {}}}}}",
+        text(&s.name),
+        crate::export::chrome::id_json(r, s.pid),
+        ns_to_us_string(s.ts_ns),
+        text(s.counter),
+        json_number(s.value)
+    )
+}
+
+/// File name of a rank's output: the trace file's name without folders and without
+/// `.json.gz`/`.json`/`.gz`, then `suffix`, then `.json.gz` (HTA: `path.replace(".json",
+/// suffix + ".json")`, gzip-compressed whatever the name says).
+pub fn output_name(r: &RankTrace, suffix: &str) -> String {
+    let file = r.files.first().map(String::as_str).unwrap_or_default();
+    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let stem = [".json.gz", ".json", ".gz"].iter().find_map(|e| base.strip_suffix(e)).unwrap_or(base);
+    let stem = if stem.is_empty() { format!("rank{}", r.rank) } else { stem.to_string() };
+    format!("{stem}{suffix}.json.gz")
+}
+
+fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
+    let series = TimeSeries::parse(params.str("time_series"))?;
+    let suffix = match params.str("output_suffix") {
+        "" => "_with_counters",
+        s => s,
+    };
+    let mut report = Report::default();
+    for (pos, samples) in counter_samples(ctx, series)? {
+        let r = &ctx.trace.ranks[pos];
+        let mut t = Table::new(&format!("trace_with_counters__rank{}", r.rank))
+            .with("name", Unit::None, Values::Str(samples.iter().map(|s| s.name.clone()).collect()))
+            .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter.to_string()).collect()))
+            .with("pid", Unit::None, id_column(samples.iter().map(|s| r.id_text(s.pid)).collect()))
+            .with("id", Unit::None, Values::Float(samples.iter().map(|s| s.id.map_or(f64::NAN, |i| i as f64)).collect()))
+            .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| s.ts_ns as f64 / 1000.0).collect()))
+            .with("value", Unit::None, Values::Float(samples.iter().map(|s| s.value).collect()));
+        if ctx.hta {
+            t.sort_canonical(&["name", "counter", "pid", "id", "ts", "value"]);
+        }
+        report.tables.push(t);
+        let extra: Vec<String> = samples.iter().map(|s| counter_event(r, s)).collect();
+        let mut json = Vec::new();
+        crate::export::chrome::write_rank_with(r, &extra, &mut json).map_err(|e| AnalysisError(format!("writing rank {}: {e}", r.rank)))?;
+        let mut name = output_name(r, suffix);
+        if report.files.iter().any(|f| f.name == name) {
+            name = format!("rank{}_{name}", r.rank);
+        }
+        report.files.push(ReportFile { name, bytes: crate::export::gzip::gzip(&json) });
+    }
+    if report.files.is_empty() {
+        report.notes.push("no rank has kernel launches or memory operations: no trace written".into());
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_names_follow_the_trace_file() {
+        let named = |file: &str| RankTrace { rank: 3, files: vec![file.to_string()], ..Default::default() };
+        assert_eq!(output_name(&named("../traces/rank-0.json.gz"), "_with_counters"), "rank-0_with_counters.json.gz");
+        assert_eq!(output_name(&named("C:\\t\\a.pt.trace.json"), "_x"), "a.pt.trace_x.json.gz");
+        assert_eq!(output_name(&named("b.gz"), "_x"), "b_x.json.gz");
+        assert_eq!(output_name(&named(""), "_x"), "rank3_x.json.gz");
+    }
+
+    #[test]
+    fn json_numbers() {
+        assert_eq!(json_number(3.0), "3");
+        assert_eq!(json_number(-0.0), "0");
+        assert_eq!(json_number(0.30000000000000004), "0.30000000000000004");
+        assert_eq!(json_number(f64::NAN), "null");
+        assert_eq!(json_number(1e300), "1e+300");
+    }
+}
