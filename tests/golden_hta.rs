@@ -18,7 +18,15 @@ use kinetoscope::analysis::registry::{hta_plan, run_step, Context};
 use crate::util;
 
 /// Oracle file stems (before `__rank{r}`/variant suffixes) of the APIs implemented so far.
-const IMPLEMENTED: &[&str] = &["temporal_breakdown"];
+const IMPLEMENTED: &[&str] = &[
+    "temporal_breakdown",
+    // launch, aten_ops, steps, stragglers, cupti (helper-c)
+    "cuda_kernel_launch_stats",
+    "aten_op_kernels_and_delay",
+    "profiler_steps",
+    "potential_stragglers",
+    "cupti_counter_data_with_operators",
+];
 
 /// Differences explained elsewhere: (set, file, reason).
 const KNOWN: &[(&str, &str, &str)] = &[];

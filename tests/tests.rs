@@ -15,5 +15,12 @@ mod read_rocprof_json;
 mod golden_hta_parse;
 /// Every analysis in HTA mode equals HTA's own output on the oracle sets.
 mod golden_hta;
+/// Analyses on hand-made traces in testdata/analysis/ (launch, aten_ops, steps, stragglers,
+/// cupti): exact numbers, default mode and where `--hta` differs.
+mod analysis_aten_ops;
+mod analysis_cupti;
+mod analysis_launch;
+mod analysis_steps;
+mod analysis_stragglers;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

@@ -1,9 +1,15 @@
 //! Analyses: pure functions from the model to typed results. Options default to HTA's defaults
 //! where an HTA API exists; [`registry`] lists every analysis the CLI and the page offer.
 
+pub mod aten_ops;
+pub mod call_stack;
 pub mod common;
+pub mod cupti;
 pub mod hta_frame;
+pub mod launch;
 pub mod overview;
 pub mod registry;
 pub mod report;
+pub mod steps;
+pub mod stragglers;
 pub mod temporal;

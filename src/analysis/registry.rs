@@ -247,7 +247,15 @@ impl std::fmt::Debug for Analysis {
 }
 
 /// Every analysis, in the order the page shows them.
-pub const ANALYSES: &[Analysis] = &[super::temporal::ANALYSIS];
+pub const ANALYSES: &[Analysis] = &[
+    super::temporal::ANALYSIS,
+    // launch statistics, ATen-op delays, steps, stragglers, CUPTI counters (helper-c)
+    super::launch::ANALYSIS,
+    super::aten_ops::ANALYSIS,
+    super::steps::ANALYSIS,
+    super::stragglers::ANALYSIS,
+    super::cupti::ANALYSIS,
+];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static Analysis> {
