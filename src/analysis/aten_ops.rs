@@ -148,13 +148,14 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     // aten ops by (ts, row): the deepest op is found scanning back from the call's start
     let mut ops: Vec<usize> = (0..f.len()).filter(|&i| name(i).starts_with("aten::")).collect();
     ops.sort_by_key(|&i| (f.ts_ns[i], i));
+    let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
     for i in (0..f.len()).filter(|&i| f.stream[i] != -1) {
         kernels.entry(f.index_correlation[i]).or_default().push(i);
     }
     let mut out = Vec::new();
     for l in (0..f.len()).filter(|&i| hta_is_launch(name(i))) {
-        let Some(op) = deepest_enclosing(&ops, f, l, end) else { continue };
+        let Some(op) = deepest_enclosing(&ops, &tree, f, l, end) else { continue };
         let ks = kernels.get(&i64::from(f.index[l])).map(Vec::as_slice).unwrap_or_default();
         let [k] = ks else {
             return Err(format!(
@@ -169,19 +170,57 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     Ok(out)
 }
 
-/// Among `ops` (sorted by (ts, row)), the one with the largest start `<= l`'s start whose end is
-/// `>= l`'s end; of several with that start, the first row.
-fn deepest_enclosing(ops: &[usize], f: &HtaFrame, l: usize, end: impl Fn(usize) -> i64) -> Option<usize> {
-    let mut hi = ops.partition_point(|&o| f.ts_ns[o] <= f.ts_ns[l]);
-    while hi > 0 {
-        let ts = f.ts_ns[ops[hi - 1]];
-        let lo = ops[..hi].partition_point(|&o| f.ts_ns[o] < ts);
-        if let Some(&o) = ops[lo..hi].iter().find(|&&o| end(o) >= end(l)) {
-            return Some(o);
+/// The latest end in each node of a segment tree over the ATen ops sorted by (ts, row): finds
+/// the last op before a position whose end reaches a time in O(log n), so a launch outside every
+/// op does not scan them all.
+struct EndTree {
+    size: usize,
+    max_end: Vec<i64>,
+}
+
+impl EndTree {
+    fn new(ends: &[i64]) -> EndTree {
+        let size = ends.len().next_power_of_two();
+        let mut max_end = vec![i64::MIN; 2 * size];
+        max_end[size..size + ends.len()].copy_from_slice(ends);
+        for n in (1..size).rev() {
+            max_end[n] = max_end[2 * n].max(max_end[2 * n + 1]);
         }
-        hi = lo;
+        EndTree { size, max_end }
     }
-    None
+
+    /// The last position `< hi` whose end is `>= t`.
+    fn last_before(&self, hi: usize, t: i64) -> Option<usize> {
+        self.find(1, 0, self.size, 0, hi, t, true)
+    }
+
+    /// The first position in `lo..hi` whose end is `>= t`.
+    fn first_in(&self, lo: usize, hi: usize, t: i64) -> Option<usize> {
+        self.find(1, 0, self.size, lo, hi, t, false)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn find(&self, node: usize, nlo: usize, nhi: usize, lo: usize, hi: usize, t: i64, last: bool) -> Option<usize> {
+        if nhi <= lo || hi <= nlo || self.max_end[node] < t {
+            return None;
+        }
+        if nhi - nlo == 1 {
+            return Some(nlo);
+        }
+        let mid = (nlo + nhi) / 2;
+        let (a, b) = ((2 * node, nlo, mid), (2 * node + 1, mid, nhi));
+        let (first, second) = if last { (b, a) } else { (a, b) };
+        self.find(first.0, first.1, first.2, lo, hi, t, last).or_else(|| self.find(second.0, second.1, second.2, lo, hi, t, last))
+    }
+}
+
+/// Among `ops` (sorted by (ts, row), `tree` over their ends), the one with the largest start
+/// `<= l`'s start whose end is `>= l`'s end; of several with that start, the first row.
+fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, l: usize, end: impl Fn(usize) -> i64) -> Option<usize> {
+    let hi = ops.partition_point(|&o| f.ts_ns[o] <= f.ts_ns[l]);
+    let j = tree.last_before(hi, end(l))?;
+    let lo = ops[..j].partition_point(|&o| f.ts_ns[o] < f.ts_ns[ops[j]]);
+    tree.first_in(lo, j + 1, end(l)).map(|p| ops[p])
 }
 
 /// kinetoscope's attribution (ns): same-thread innermost enclosing op, kernels by correlation.
@@ -290,6 +329,18 @@ mod tests {
         assert!(!hta_is_launch("hipLaunchKernel"));
         assert!(!hta_is_launch("cudaMemcpyAsync"));
         assert!(!hta_is_launch("cuda\nLaunchKernel"));
+    }
+
+    #[test]
+    fn end_tree_finds_last_and_first_reaching() {
+        let t = EndTree::new(&[50, 10, 40, 30, 45]);
+        assert_eq!(t.last_before(5, 40), Some(4));
+        assert_eq!(t.last_before(4, 40), Some(2));
+        assert_eq!(t.last_before(2, 40), Some(0));
+        assert_eq!(t.last_before(5, 60), None);
+        assert_eq!(t.first_in(1, 5, 35), Some(2));
+        assert_eq!(t.first_in(3, 4, 35), None);
+        assert_eq!(EndTree::new(&[]).last_before(0, 0), None);
     }
 
     #[test]
