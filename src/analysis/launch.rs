@@ -124,13 +124,22 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
 /// kinetoscope's launching calls of a frame, in row order: CPU rows (stream −1) named as
 /// [`is_launch_name`] says, one per correlation id (the first in row order, but a runtime call
 /// over the driver call it makes with the same id: `cudaLaunchKernel` → `cuLaunchKernel`); calls
-/// without a correlation id are all kept.
+/// without a correlation id are all kept. A driver call made inside a runtime launch call (the
+/// runtime call encloses it on its thread) is part of that launch, whatever its id.
 pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<usize> {
     let kind = |i: usize| r.events.kind[f.row[i] as usize];
+    let links = r.links();
+    let inside_runtime_launch = |i: usize| {
+        let p = links.parent[f.row[i] as usize];
+        p != crate::model::NONE && r.events.kind[p as usize] == Kind::Runtime && is_launch_name(r.name(p), include_memory)
+    };
     let mut launcher: FxHashMap<i64, usize> = FxHashMap::default();
     let mut calls = Vec::new();
     for i in 0..f.len() {
         if f.stream[i] != -1 || !is_launch_name(r.strings.get(f.name[i]), include_memory) {
+            continue;
+        }
+        if kind(i) == Kind::Driver && inside_runtime_launch(i) {
             continue;
         }
         if f.correlation[i] < 0 {
