@@ -37,6 +37,12 @@ const IMPLEMENTED: &[&str] = &[
     "memory_bw_time_series_collapsed",
     "memory_bw_summary",
     "trace_with_counters",
+    // launch, aten_ops, steps, stragglers, cupti (helper-c)
+    "cuda_kernel_launch_stats",
+    "aten_op_kernels_and_delay",
+    "profiler_steps",
+    "potential_stragglers",
+    "cupti_counter_data_with_operators",
 ];
 
 /// Differences explained elsewhere: (set, file, reason).

@@ -33,5 +33,12 @@ mod analysis_queue;
 mod analysis_memory_bw;
 /// Trace with counters: the counter table and the produced gzip trace read back (SPEC §2.8).
 mod analysis_counters;
+/// Analyses on hand-made traces in testdata/analysis/ (launch, aten_ops, steps, stragglers,
+/// cupti): exact numbers, default mode and where `--hta` differs.
+mod analysis_aten_ops;
+mod analysis_cupti;
+mod analysis_launch;
+mod analysis_steps;
+mod analysis_stragglers;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

@@ -3,16 +3,22 @@
 
 pub mod annotated_kernels;
 pub mod annotations;
+pub mod aten_ops;
+pub mod call_stack;
 pub mod common;
 pub mod counters;
+pub mod cupti;
 pub mod hta_frame;
-pub mod kernels;
-pub mod overlap;
 pub mod idle;
+pub mod kernels;
+pub mod launch;
 pub mod memory_bw;
+pub mod overlap;
 pub mod overview;
 pub mod queue;
 pub mod registry;
 pub mod report;
 pub mod series;
+pub mod steps;
+pub mod stragglers;
 pub mod temporal;

@@ -259,6 +259,12 @@ pub const ANALYSES: &[Analysis] = &[
     super::queue::ANALYSIS,
     super::memory_bw::ANALYSIS,
     super::counters::ANALYSIS,
+    // launch statistics, ATen-op delays, steps, stragglers, CUPTI counters (helper-c)
+    super::launch::ANALYSIS,
+    super::aten_ops::ANALYSIS,
+    super::steps::ANALYSIS,
+    super::stragglers::ANALYSIS,
+    super::cupti::ANALYSIS,
 ];
 
 /// The analysis called `name`.

@@ -104,6 +104,10 @@ pub struct EventTable {
     pub int_args: Vec<(EventId, IntArg, i64)>,
     /// Counter samples of `ph: C` events: (event, series name, value).
     pub counters: Vec<(EventId, StrId, f64)>,
+    /// Numeric args of `cuda_profiler_range` events (the CUPTI range-profiler counters, e.g.
+    /// `smsp__sass_thread_inst_executed_op_ffma_pred_on.sum`): (event, arg key, value), sorted
+    /// by event. HTA turns every such key into a column (SPEC §1.2 step 7, §2.16).
+    pub profiler_range_args: Vec<(EventId, StrId, f64)>,
 }
 
 /// One event ready to be appended (the reader fills it, the table stores it).
@@ -214,6 +218,7 @@ impl EventTable {
         self.flags.shrink_to_fit();
         self.int_args.shrink_to_fit();
         self.counters.shrink_to_fit();
+        self.profiler_range_args.shrink_to_fit();
     }
 
     /// Whether row `e` has a duration.

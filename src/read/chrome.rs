@@ -379,13 +379,15 @@ impl ChromeSink<'_> {
                 ev.push_int_arg(e, IntArg::PaddleEndNs, ns);
             }
         }
-        if phase == Phase::Counter {
-            // counter samples: every numeric arg is a series (rare events; read the args again)
+        if phase == Phase::Counter || kind == Kind::CudaProfilerRange {
+            // counter samples (every numeric arg is a series) and CUPTI range-profiler counters:
+            // rare events, so read the args again
             if let Ok(mut r) = ObjectReader::new(raw) {
                 while let Ok(Some((k, v))) = r.next_entry() {
                     if let Some(x) = v.as_f64() {
-                        let series = self.rank.strings.intern(&k);
-                        self.rank.events.counters.push((e, series, x));
+                        let key = self.rank.strings.intern(&k);
+                        let ev = &mut self.rank.events;
+                        if phase == Phase::Counter { ev.counters.push((e, key, x)) } else { ev.profiler_range_args.push((e, key, x)) }
                     }
                 }
             }
