@@ -18,7 +18,7 @@ use kinetoscope::analysis::registry::{hta_plan, run_step, Context};
 use crate::util;
 
 /// Oracle file stems (before `__rank{r}`/variant suffixes) of the APIs implemented so far.
-const IMPLEMENTED: &[&str] = &["temporal_breakdown"];
+const IMPLEMENTED: &[&str] = &["temporal_breakdown", "frequent_cuda_kernel_sequences"];
 
 /// Differences explained elsewhere: (set, file, reason).
 const KNOWN: &[(&str, &str, &str)] = &[];

@@ -247,7 +247,7 @@ impl std::fmt::Debug for Analysis {
 }
 
 /// Every analysis, in the order the page shows them.
-pub const ANALYSES: &[Analysis] = &[super::temporal::ANALYSIS];
+pub const ANALYSES: &[Analysis] = &[super::temporal::ANALYSIS, super::sequences::ANALYSIS];
 
 /// The analysis called `name`.
 pub fn find(name: &str) -> Option<&'static Analysis> {
@@ -268,8 +268,20 @@ pub struct PlanStep {
 
 /// What `analyze --hta` runs to write the oracle's files (`../shared/hta-oracle/README.md`): every
 /// analysis with defaults, plus the oracle's extra variants.
-pub fn hta_plan(_ctx: &Context<'_>) -> Vec<PlanStep> {
-    ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect()
+pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
+    // analyses that run with defaults (those needing options get their steps below)
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences").map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // frequent kernel sequences: the first two of these operators that name a row of the first
+    // rank, on the first rank only
+    if let Some(&first) = ctx.selected.first() {
+        let (f, r) = (&ctx.frames.ranks[first], &ctx.trace.ranks[first]);
+        let present = |op: &&&str| f.name.iter().any(|&s| r.strings.get(s).contains(**op));
+        for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {
+            let params = vec![("operator_name", op.to_string()), ("rank", f.rank.to_string())];
+            plan.push(PlanStep { analysis: &super::sequences::ANALYSIS, params, rename: None });
+        }
+    }
+    plan
 }
 
 /// Runs one plan step: the analysis' report with renamed tables.

@@ -37,8 +37,25 @@ fn id_json(r: &RankTrace, i: u32) -> String {
     }
 }
 
+/// Changes [`write_rank_edited`] makes to one event (an analysis marking events, as HTA's
+/// overlaid traces do).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventEdit {
+    /// Name written instead of the event's own.
+    pub name: Option<String>,
+    /// Leave out the args the model keeps (`extra_args` are still written).
+    pub drop_args: bool,
+    /// Further `args` members: key and JSON value.
+    pub extra_args: Vec<(String, serde_json::Value)>,
+}
+
 /// Writes `r` to `w`.
 pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
+    write_rank_edited(r, w, &|_| None)
+}
+
+/// Writes `r` to `w`, applying `edit(row)` to each event row that has one.
+pub fn write_rank_edited(r: &RankTrace, w: &mut impl Write, edit: &dyn Fn(u32) -> Option<EventEdit>) -> io::Result<()> {
     let ev = &r.events;
     let s = |t: &str| serde_json::Value::from(t).to_string();
     write!(w, "{{")?;
@@ -71,7 +88,8 @@ pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
             Phase::Async | Phase::Other => "i",
             p => p.as_str(),
         };
-        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(r.name(e as u32)))?;
+        let change = edit(e as u32).unwrap_or_default();
+        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(change.name.as_deref().unwrap_or(r.name(e as u32))))?;
         if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
             write!(w, ", \"cat\": {}", s(r.cat(e as u32)))?;
         }
@@ -106,6 +124,10 @@ pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
             counters.next();
             args.push(format!("{}: {}", s(r.strings.get(series)), serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())));
         }
+        if change.drop_args {
+            args.clear();
+        }
+        args.extend(change.extra_args.iter().map(|(k, v)| format!("{}: {v}", s(k))));
         if !args.is_empty() {
             write!(w, ", \"args\": {{{}}}", args.join(", "))?;
         }

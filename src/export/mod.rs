@@ -2,3 +2,4 @@
 //! Later: pprof, folded stacks, speedscope.
 
 pub mod chrome;
+pub mod gzip;
