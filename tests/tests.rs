@@ -15,5 +15,7 @@ mod read_rocprof_json;
 mod golden_hta_parse;
 /// Every analysis in HTA mode equals HTA's own output on the oracle sets.
 mod golden_hta;
+/// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
+mod analysis_sequences;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

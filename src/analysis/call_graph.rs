@@ -578,3 +578,122 @@ impl CallGraph {
         self.stacks.iter().find(|s| s.pid == pid && s.tid == tid)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(index: i64, ts: i64, dur: i64) -> Endpoint {
+        Endpoint::pair(index, ts, dur)[0]
+    }
+
+    fn close(index: i64, ts: i64, dur: i64) -> Endpoint {
+        Endpoint::pair(index, ts, dur)[1]
+    }
+
+    fn lt(x: Endpoint, y: Endpoint) -> bool {
+        hta_less(&x, &y).expect("comparable")
+    }
+
+    /// `(index, open)` of sorted ends.
+    fn shape(ends: &[Endpoint]) -> Vec<(i64, bool)> {
+        ends.iter().map(|e| (e.index, e.open)).collect()
+    }
+
+    #[test]
+    fn hta_comparator_at_equal_times() {
+        // back to back: A [0, 10) closes before B [10, 20) opens
+        assert!(lt(close(1, 0, 10), open(2, 10, 10)));
+        assert!(!lt(open(2, 10, 10), close(1, 0, 10)));
+        // nesting: the longer interval opens first and closes last
+        assert!(lt(open(1, 0, 10), open(2, 0, 5)));
+        assert!(lt(close(2, 5, 5), close(1, 0, 10)));
+        // same length: opens by index, closes by reverse index
+        assert!(lt(open(1, 0, 10), open(2, 0, 10)));
+        assert!(lt(close(2, 0, 10), close(1, 0, 10)));
+        // earlier time wins whatever the rest
+        assert!(lt(close(9, 0, 5), open(1, 6, 100)));
+    }
+
+    #[test]
+    fn hta_comparator_zero_durations() {
+        // both ends of one zero-length event: open first
+        assert!(lt(open(3, 10, 0), close(3, 10, 0)));
+        assert!(!lt(close(3, 10, 0), open(3, 10, 0)));
+        // a zero-length event sits after a non-zero open and before a non-zero close
+        assert!(lt(open(1, 10, 5), open(3, 10, 0)));
+        assert!(lt(close(3, 10, 0), close(2, 5, 5)));
+        // two zero-length events nest: the lower index encloses the other
+        assert!(lt(open(3, 10, 0), open(4, 10, 0)));
+        assert!(lt(close(4, 10, 0), close(3, 10, 0)));
+        assert!(lt(open(4, 10, 0), close(3, 10, 0)));
+        // zero against negative (HTA's µs rounding): ValueError
+        assert!(hta_less(&open(4, 40, -1), &open(5, 40, 0)).is_err());
+        assert!(hta_less(&open(5, 40, 0), &open(4, 40, -1)).is_err());
+        // negative against positive follows the general rules
+        assert_eq!(hta_less(&open(4, 40, -1), &open(6, 40, 3)), Ok(false));
+    }
+
+    #[test]
+    fn hta_order_follows_the_comparator_where_it_is_consistent() {
+        // random small threads on a coarse grid (many ties), no time with a zero-length event
+        // and both a non-zero close and a non-zero open (there the comparator is cyclic)
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as i64
+        };
+        let mut checked = 0;
+        for _ in 0..3000 {
+            let n = 1 + next(6);
+            let mut ends: Vec<Endpoint> = (0..n).flat_map(|i| Endpoint::pair(i, next(4), next(3))).collect();
+            let cyclic = ends.iter().any(|z| {
+                z.dur == 0
+                    && ends.iter().any(|c| c.dur > 0 && !c.open && c.time == z.time)
+                    && ends.iter().any(|o| o.dur > 0 && o.open && o.time == z.time)
+            });
+            if cyclic {
+                continue;
+            }
+            hta_order(&mut ends).expect("no negative durations");
+            for w in ends.windows(2) {
+                assert!(lt(w[0], w[1]), "{:?} before {:?} in {:?}", w[0], w[1], ends);
+            }
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn hta_order_resolves_the_cycle_as_python_does() {
+        // A [0, 10), Z [10, 10), B [10, 20): Python's sorted() of HTA's input gives
+        // A_o B_o Z_o Z_c A_c B_c (checked with HTA 0.5.0): B nests in A
+        let mut ends = [Endpoint::pair(1, 0, 10), Endpoint::pair(2, 10, 0), Endpoint::pair(3, 10, 10)].concat();
+        hta_order(&mut ends).expect("sorts");
+        assert_eq!(shape(&ends), [(1, true), (3, true), (2, true), (2, false), (1, false), (3, false)]);
+    }
+
+    #[test]
+    fn hta_order_raises_on_negative_meeting_zero() {
+        let mut ends = [Endpoint::pair(4, 40, -1), Endpoint::pair(5, 40, 0)].concat();
+        assert!(hta_order(&mut ends).unwrap_err().0.starts_with("ValueError"));
+        // at different times it sorts (the negative event closes before it opens)
+        let mut ends = [Endpoint::pair(4, 40, -1), Endpoint::pair(5, 41, 0)].concat();
+        hta_order(&mut ends).expect("sorts");
+        assert_eq!(shape(&ends), [(4, false), (4, true), (5, true), (5, false)]);
+    }
+
+    #[test]
+    fn exact_order_is_half_open() {
+        // A [0, 10), Z [10, 10), B [10, 20): A closes, B opens, Z lies in B
+        let mut ends = [Endpoint::pair(1, 0, 10), Endpoint::pair(2, 10, 0), Endpoint::pair(3, 10, 10)].concat();
+        exact_order(&mut ends);
+        assert_eq!(shape(&ends), [(1, true), (1, false), (3, true), (2, true), (2, false), (3, false)]);
+        // nesting with equal starts and ends; two zero-length events are siblings
+        let mut ends = [Endpoint::pair(2, 0, 5), Endpoint::pair(1, 0, 10), Endpoint::pair(4, 5, 0), Endpoint::pair(3, 5, 0)].concat();
+        exact_order(&mut ends);
+        assert_eq!(shape(&ends), [(1, true), (2, true), (2, false), (3, true), (3, false), (4, true), (4, false), (1, false)]);
+    }
+}
