@@ -272,12 +272,15 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // analyses that run with defaults (those needing options get their steps below)
     let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences").map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first
-    // rank, on the first rank only
+    // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {
         let (f, r) = (&ctx.frames.ranks[first], &ctx.trace.ranks[first]);
         let present = |op: &&&str| f.name.iter().any(|&s| r.strings.get(s).contains(**op));
         for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {
-            let params = vec![("operator_name", op.to_string()), ("rank", f.rank.to_string())];
+            let mut params = vec![("operator_name", op.to_string())];
+            if ctx.hta {
+                params.push(("rank", f.rank.to_string()));
+            }
             plan.push(PlanStep { analysis: &super::sequences::ANALYSIS, params, rename: None });
         }
     }
