@@ -1,6 +1,38 @@
 //! Frequent CUDA kernel sequences and the call graph under them, on the hand-made traces
-//! `testdata/analysis/sequences.json` and `sequences-rounding.json` (expected numbers worked out
-//! in `testdata/README.md`; the `--hta` ones were also checked against HTA 0.5.0 itself).
+//! `testdata/analysis/sequences.json` and `sequences-rounding.json`. The `--hta` numbers were
+//! also checked by running HTA 0.5.0 itself on these files.
+//!
+//! `sequences.json` (`[i]` = position in the event array = HTA's `index`; µs):
+//! * main thread (pid 1, tid 1): ProfilerStep#1 [0] [0, 1000); aten::linear L1 [1] [10, 50)
+//!   launching (corr 1–3, runtime [2]–[4]) gemm_a/bias_add/relu of 20/5/5; `## forward ##` [5]
+//!   [50, 150); zero-length aten::empty [6] at 50; L2 [7] [70, 120) launching ([8]–[10], corr 4–6)
+//!   gemm_a/bias_add/relu 20/5/5; L3 [11] [200, 240) launching ([12]–[15], corr 7–10) gemm_a 20,
+//!   a cudaStreamWaitEvent → `Stream Wait Event` (cuda_sync) 1, bias_add 5, relu 5; aten::mm M1
+//!   [16] [600, 630) launching ([17]–[19], corr 11–13) gemm_b/gemm_b/add_c 10/10/2.
+//! * backward thread (tid 2): aten::mm M2 [20] [505, 545) launching ([21]–[23], corr 14–16)
+//!   gemm_b/gemm_b/add_c 12/12/3; `autograd::engine::evaluate_function: MmBackward0` [24].
+//! * kernels [25]–[40] on pid 0, stream 7; a `PyTorch Profiler (0)` span [41] (cat Trace).
+//!
+//! Call graph: tid 2 is the "bwd" stack (an `autograd::` name, no step), tid 1 "main"; without
+//! `## backward ##` rows, M2 and [24] move under ProfilerStep#1 (depth 1). Exact view: at 50 L1
+//! closes, then `## forward ##` opens, then aten::empty (half-open intervals): L2 is under
+//! `## forward ##` at depth 2 and L1 has 3 kernels, 30 µs. HTA: at 50 its comparator is cyclic
+//! (close < open < zero-length < close) and Python's sort puts `## forward ##`'s open before L1's
+//! close, so `## forward ##` nests in L1, L1's close pops it, and L2 opens under L1: L1 has 6
+//! kernels, 60 µs.
+//!
+//! `aten::linear`, default: the outermost calls L1, L2, L3 all give
+//! `aten::linear|gemm_a|bias_add|relu` (the sync event is no kernel): count 3, GPU 3 × 30 = 90,
+//! CPU 40 + 50 + 40 = 130. `--hta`: minimum depth 1 → L1 and L3:
+//! `…|gemm_a|Stream Wait Event|bias_add|relu` 1, 20 + 1 + 5 + 5 = 31, 40 and
+//! `…|gemm_a|bias_add|relu|gemm_a|bias_add|relu` 1, 60, 40 (oracle order: count, then pattern).
+//! `aten::mm`, both modes: M1 and M2 at depth 1 (without the bwd move M2 would be alone at depth
+//! 0): `aten::mm|gemm_b|gemm_b|add_c` 2, 22 + 27 = 49, 30 + 40 = 70.
+//!
+//! `sequences-rounding.json`: aten::linear [0] at 0.5 for 30 launching k1–k3 (3 each);
+//! aten::view [4] at 40.7 for 0.2; aten::detach [5] at 41 for 0.5. HTA rounds [4] to ts 41, end
+//! ⌊40.9⌋ = 40, dur −1, and [5] to ts 41, dur 0: its comparator raises (SPEC §5.3). Exact:
+//! `aten::linear|k1|k2|k3` 1, GPU 9, CPU 30.
 
 use kinetoscope::analysis::call_graph::{CallGraph, CallGraphOptions};
 use kinetoscope::analysis::registry::{find, Context, Params};
