@@ -43,6 +43,8 @@ const IMPLEMENTED: &[&str] = &[
     "profiler_steps",
     "potential_stragglers",
     "cupti_counter_data_with_operators",
+    // frequent CUDA kernel sequences
+    "frequent_cuda_kernel_sequences",
 ];
 
 /// Differences explained elsewhere: (set, file, reason).

@@ -40,5 +40,7 @@ mod analysis_cupti;
 mod analysis_launch;
 mod analysis_steps;
 mod analysis_stragglers;
+/// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
+mod analysis_sequences;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;

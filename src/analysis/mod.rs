@@ -4,6 +4,7 @@
 pub mod annotated_kernels;
 pub mod annotations;
 pub mod aten_ops;
+pub mod call_graph;
 pub mod call_stack;
 pub mod common;
 pub mod counters;
@@ -18,6 +19,7 @@ pub mod overview;
 pub mod queue;
 pub mod registry;
 pub mod report;
+pub mod sequences;
 pub mod series;
 pub mod steps;
 pub mod stragglers;

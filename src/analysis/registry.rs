@@ -265,6 +265,8 @@ pub const ANALYSES: &[Analysis] = &[
     super::steps::ANALYSIS,
     super::stragglers::ANALYSIS,
     super::cupti::ANALYSIS,
+    // frequent CUDA kernel sequences (SPEC §2.13)
+    super::sequences::ANALYSIS,
 ];
 
 /// The analysis called `name`.
@@ -286,8 +288,22 @@ pub struct PlanStep {
 
 /// What `analyze --hta` runs to write the oracle's files (`../shared/hta-oracle/README.md`): every
 /// analysis with defaults, plus the oracle's extra variants.
-pub fn hta_plan(_ctx: &Context<'_>) -> Vec<PlanStep> {
-    let mut plan: Vec<PlanStep> = ANALYSES.iter().map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
+    // analyses that run with defaults (those needing options get their steps below)
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences").map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // frequent kernel sequences: the first two of these operators that name a row of the first
+    // rank; HTA ran on the first rank only
+    if let Some(&first) = ctx.selected.first() {
+        let (f, r) = (&ctx.frames.ranks[first], &ctx.trace.ranks[first]);
+        let present = |op: &&&str| f.name.iter().any(|&s| r.strings.get(s).contains(**op));
+        for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {
+            let mut params = vec![("operator_name", op.to_string())];
+            if ctx.hta {
+                params.push(("rank", f.rank.to_string()));
+            }
+            plan.push(PlanStep { analysis: &super::sequences::ANALYSIS, params, rename: None });
+        }
+    }
     // kernel breakdown without folding (`gpu_kernel_breakdown_all__*`) and the CPU-side user
     // annotation breakdown (`gpu_user_annotation_breakdown__cpu`)
     plan.push(PlanStep {

@@ -24,7 +24,7 @@ pub fn command(a: &'static Analysis) -> Command {
         .arg(Arg::new("plot").long("plot").value_name("FILE.svg|FILE.png").value_parser(clap::value_parser!(PathBuf)).help("Write the charts to an SVG or PNG file"));
     for o in a.options {
         let long = o.name.replace('_', "-");
-        let mut arg = Arg::new(o.name).long(long).help(format!("{} [default: {}]", o.help, if o.default.is_empty() { "all" } else { o.default }));
+        let mut arg = Arg::new(o.name).long(long).help(format!("{} [default: {}]", o.help, match (o.default, o.kind) { ("", OptKind::IntList) => "all", ("", _) => "none", (d, _) => d }));
         arg = match o.kind {
             OptKind::Bool => arg.value_name("BOOL").num_args(0..=1).default_missing_value("true"),
             OptKind::Int => arg.value_name("N"),

@@ -39,14 +39,36 @@ pub fn id_json(r: &RankTrace, i: u32) -> String {
     }
 }
 
+/// Changes [`write_rank_edited`] makes to one event (an analysis marking events, as HTA's
+/// overlaid traces do).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct EventEdit {
+    /// Name written instead of the event's own.
+    pub name: Option<String>,
+    /// Leave out the args the model keeps (`extra_args` are still written).
+    pub drop_args: bool,
+    /// Further `args` members: key and JSON value.
+    pub extra_args: Vec<(String, serde_json::Value)>,
+}
+
 /// Writes `r` to `w`.
 pub fn write_rank(r: &RankTrace, w: &mut impl Write) -> io::Result<()> {
-    write_rank_with(r, &[], w)
+    write_rank_full(r, &[], &|_| None, w)
 }
 
 /// Writes `r` to `w` with `extra` events (each one JSON object, e.g. counter events) appended
 /// to `traceEvents`.
 pub fn write_rank_with(r: &RankTrace, extra: &[String], w: &mut impl Write) -> io::Result<()> {
+    write_rank_full(r, extra, &|_| None, w)
+}
+
+/// Writes `r` to `w`, applying `edit(row)` to each event row that has one.
+pub fn write_rank_edited(r: &RankTrace, w: &mut impl Write, edit: &dyn Fn(u32) -> Option<EventEdit>) -> io::Result<()> {
+    write_rank_full(r, &[], edit, w)
+}
+
+/// Writes `r` to `w`: each row edited by `edit(row)`, then the `extra` events.
+pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Option<EventEdit>, w: &mut impl Write) -> io::Result<()> {
     let ev = &r.events;
     let s = |t: &str| serde_json::Value::from(t).to_string();
     write!(w, "{{")?;
@@ -79,7 +101,8 @@ pub fn write_rank_with(r: &RankTrace, extra: &[String], w: &mut impl Write) -> i
             Phase::Async | Phase::Other => "i",
             p => p.as_str(),
         };
-        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(r.name(e as u32)))?;
+        let change = edit(e as u32).unwrap_or_default();
+        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(change.name.as_deref().unwrap_or(r.name(e as u32))))?;
         if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
             write!(w, ", \"cat\": {}", s(r.cat(e as u32)))?;
         }
@@ -114,6 +137,10 @@ pub fn write_rank_with(r: &RankTrace, extra: &[String], w: &mut impl Write) -> i
             counters.next();
             args.push(format!("{}: {}", s(r.strings.get(series)), serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())));
         }
+        if change.drop_args {
+            args.clear();
+        }
+        args.extend(change.extra_args.iter().map(|(k, v)| format!("{}: {v}", s(k))));
         if !args.is_empty() {
             write!(w, ", \"args\": {{{}}}", args.join(", "))?;
         }

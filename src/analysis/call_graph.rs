@@ -1,0 +1,699 @@
+//! The call graph of one rank (HTA's `CallGraph` over `CallStackGraph`s, SPEC §2.13 and §4):
+//! per CPU thread a tree of events from their nesting in time, GPU kernels hung under the runtime
+//! call that launched them, and per event the number and total duration of the kernels in its
+//! subtree. Frequent kernel sequences build on it; so can anything that needs "what ran inside
+//! this operator".
+//!
+//! Construction, per `(pid, tid)`:
+//! 1. Nodes are the thread's CPU rows (`stream == -1`). Each row gives two endpoints, open at
+//!    `ts` and close at `ts + dur`; endpoints are sorted ([`hta_order`] / [`exact_order`]) and
+//!    walked with a stack: an open becomes a child of the stack's top (or of the thread's root)
+//!    and is pushed, a close pops.
+//! 2. Kernels attach to their launch through `index_correlation`: a GPU row whose partner is a
+//!    node of this thread becomes that node's child.
+//! 3. Backward thread: when exactly one thread is "main" (has a `ProfilerStep#` row) and one is
+//!    "bwd" (has an `autograd::` row), the bwd thread's top-level events move under the main
+//!    thread's `## backward ##` annotations (or, without any, its `ProfilerStep#` rows) whose
+//!    `[ts, end]` contains them.
+//! 4. `depth` (top level 0), `num_kernels` and `kernel_dur_sum` (kernels in the subtree; a kernel
+//!    counts itself) are computed from the thread roots.
+//!
+//! HTA 0.5.0 (`hta: true`) is reproduced bugs included: GPU threads are recognised by HTA's
+//! heuristics (all streams > 0, or pid or tid 0) and every other thread is built; the endpoint
+//! comparator is not transitive (a zero-duration event where one event ends and the next starts
+//! makes the next a child of the previous; our order matches Python's usual result there, see
+//! [`hta_order`]) and raises on a negative duration meeting a zero duration (§5.3); a close pops
+//! whatever is on top; roots are shared by threads with equal `|tid|`; moving the bwd stack
+//! deletes emptied roots and may then adopt the main thread's own top-level events. The exact
+//! view (`hta: false`) builds every thread's CPU rows, orders endpoints as half-open intervals
+//! `[ts, ts + dur)` (a total order), pops the closing event itself, leaves synchronisation
+//! events (`cuda_sync`) out of the kernels (SPEC §5.4), and moves the bwd stack without deleting
+//! anything.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+
+use super::hta_frame::HtaFrame;
+use crate::model::{IdValue, Kind, RankTrace};
+
+/// No node.
+const NONE: u32 = u32::MAX;
+
+/// Options of [`CallGraph::build`].
+#[derive(Debug, Clone, Copy, Default)]
+#[non_exhaustive]
+pub struct CallGraphOptions {
+    /// Reproduce HTA 0.5.0 (module docs). Default `false`.
+    pub hta: bool,
+}
+
+impl CallGraphOptions {
+    /// Options with `hta` set.
+    pub fn new(hta: bool) -> CallGraphOptions {
+        CallGraphOptions { hta }
+    }
+}
+
+/// What HTA's construction raises on (only with `hta`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CallGraphError(pub String);
+
+impl std::fmt::Display for CallGraphError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for CallGraphError {}
+
+/// What a thread's stack is, from its event names (HTA's `_infer_stack_label`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StackLabel {
+    /// Has a `ProfilerStep#…` row.
+    Main,
+    /// Has an `autograd::…` row (and no step).
+    Bwd,
+    /// Anything else.
+    Other,
+}
+
+/// One thread's call stack.
+#[derive(Debug, Clone)]
+pub struct CallStack {
+    /// pid (index into [`RankTrace::ids`]).
+    pub pid: u32,
+    /// tid (index into [`RankTrace::ids`]).
+    pub tid: u32,
+    /// Label.
+    pub label: StackLabel,
+    /// Every frame row of the thread (CPU and other), in frame order.
+    pub rows: Vec<usize>,
+    /// Node id of the thread's root (not an event).
+    root: u32,
+}
+
+/// The call graph of one rank's frame. Rows are positions in the [`HtaFrame`] it was built from.
+#[derive(Debug, Clone)]
+pub struct CallGraph {
+    /// Frame rows; node ids below are rows, ids from `rows` up are thread roots.
+    rows: usize,
+    parent: Vec<u32>,
+    children: Vec<Vec<u32>>,
+    alive: Vec<bool>,
+    kernel: Vec<bool>,
+    /// Frame row → node (the first row of its `index`; `NONE` when not in the graph).
+    node_of_row: Vec<u32>,
+    /// Depth of each frame row: 0 at the top of a thread, −1 when the row is not in the graph.
+    pub depth: Vec<i32>,
+    /// Kernels in each row's subtree (a kernel row counts itself; 0 outside the graph).
+    pub num_kernels: Vec<i64>,
+    /// Total duration of those kernels, ns (0 when `num_kernels` is 0).
+    pub kernel_dur_sum: Vec<i64>,
+    /// The threads with a stack, in `(pid, tid)` order.
+    pub stacks: Vec<CallStack>,
+}
+
+/// One end of a CPU event, as HTA sorts them (`index, dur, kind, time`; times and durations in
+/// the frame's ns).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Endpoint {
+    /// The event's `index`.
+    pub index: i64,
+    /// The event's duration.
+    pub dur: i64,
+    /// Opening end (`ts`), else closing end (`ts + dur`).
+    pub open: bool,
+    /// Time of this end.
+    pub time: i64,
+}
+
+impl Endpoint {
+    /// The two ends of an event.
+    pub fn pair(index: i64, ts: i64, dur: i64) -> [Endpoint; 2] {
+        [Endpoint { index, dur, open: true, time: ts }, Endpoint { index, dur, open: false, time: ts + dur }]
+    }
+}
+
+/// HTA's comparator `_less_than` (with `_cmp_events_with_zero_duration`): `x < y`. At equal
+/// time: the two ends of one event open first; a zero-duration end sorts after a non-zero open
+/// and before a non-zero close; two zero-duration events nest (opens by index, closes by reverse
+/// index); otherwise closes before opens, longer intervals open first and close last, ties by
+/// index. A zero duration against a negative one is HTA's `ValueError` (`Err`).
+pub fn hta_less(x: &Endpoint, y: &Endpoint) -> Result<bool, CallGraphError> {
+    if x.time != y.time {
+        return Ok(x.time < y.time);
+    }
+    if x.index == y.index {
+        return Ok(x.open);
+    }
+    if x.dur == 0 || y.dur == 0 {
+        return if x.dur == 0 && y.dur > 0 {
+            Ok(!y.open)
+        } else if x.dur > 0 && y.dur == 0 {
+            Ok(x.open)
+        } else if x.dur == 0 && y.dur == 0 {
+            Ok(match (x.open, y.open) {
+                (true, true) => x.index < y.index,
+                (false, false) => x.index > y.index,
+                _ => x.open,
+            })
+        } else {
+            Err(CallGraphError(format!("ValueError: Unexpected case: events #{} and #{} at the same time, one with a zero and one with a negative duration", x.index, y.index)))
+        };
+    }
+    Ok(match (x.open, y.open) {
+        (false, true) => true,
+        (true, false) => false,
+        (true, true) if x.dur != y.dur => x.dur > y.dur,
+        (false, false) if x.dur != y.dur => x.dur < y.dur,
+        (true, true) => x.index < y.index,
+        (false, false) => x.index > y.index,
+    })
+}
+
+/// Sorts `ends` the way HTA's `sort_events` does, as a total order. [`hta_less`] is not
+/// transitive: at a time where a non-zero event closes, another opens and a zero-duration event
+/// lies, it says close < open < zero < close. Python's sort then usually returns
+/// opens, zeros, closes (the next event nests in the previous one); this order does that and
+/// agrees with [`hta_less`] everywhere else. `Err` where HTA raises (a zero-duration and a
+/// negative-duration end at the same time).
+pub fn hta_order(ends: &mut [Endpoint]) -> Result<(), CallGraphError> {
+    let zero_times: FxHashSet<i64> = ends.iter().filter(|e| e.dur == 0).map(|e| e.time).collect();
+    if let Some(neg) = ends.iter().find(|e| e.dur < 0 && zero_times.contains(&e.time)) {
+        let zero = ends.iter().find(|e| e.dur == 0 && e.time == neg.time).copied().unwrap_or(*neg);
+        hta_less(neg, &zero)?;
+    }
+    ends.sort_unstable_by_key(|e| {
+        let has_zero = zero_times.contains(&e.time);
+        match (e.dur == 0, e.open) {
+            (true, true) => (e.time, 1, 0, e.index),
+            (true, false) => (e.time, 1, 1, -e.index),
+            (false, true) => (e.time, if has_zero { 0 } else { 2 }, -e.dur, e.index),
+            (false, false) => (e.time, if has_zero { 2 } else { 0 }, e.dur, -e.index),
+        }
+    });
+    Ok(())
+}
+
+/// The exact view's order: half-open intervals `[ts, ts + dur)`. At equal time, closes (shorter
+/// first) before opens (longer first), then zero-duration events, each opening and closing before
+/// the next (they nest in whatever is open, not in each other). Negative durations count as 0.
+pub fn exact_order(ends: &mut [Endpoint]) {
+    ends.sort_unstable_by_key(|e| match (e.dur <= 0, e.open) {
+        (false, false) => (e.time, 0, e.dur, -e.index),
+        (false, true) => (e.time, 1, -e.dur, e.index),
+        (true, open) => (e.time - if open { 0 } else { e.dur.min(0) }, 2, e.index, i64::from(!open)),
+    });
+}
+
+/// Sort key of a pid/tid value: integers (numerically) before strings.
+fn id_key(r: &RankTrace, i: u32) -> (u8, i64, String) {
+    match r.ids.get(i) {
+        Some(IdValue::Int(v)) => (0, *v, String::new()),
+        Some(IdValue::Str(s)) => (1, 0, r.strings.get(*s).to_string()),
+        None => (2, 0, String::new()),
+    }
+}
+
+fn is_int(r: &RankTrace, i: u32, v: i64) -> bool {
+    matches!(r.ids.get(i), Some(IdValue::Int(x)) if *x == v)
+}
+
+impl CallGraph {
+    /// Builds the call graph of frame `f` of rank `r` (module docs). `Err` only with
+    /// `opts.hta`, where HTA 0.5.0 raises or never returns.
+    pub fn build(f: &HtaFrame, r: &RankTrace, opts: CallGraphOptions) -> Result<CallGraph, CallGraphError> {
+        let n = f.len();
+        let mut g = CallGraph {
+            rows: n,
+            parent: vec![NONE; n],
+            children: vec![Vec::new(); n],
+            alive: vec![false; n],
+            kernel: vec![false; n],
+            node_of_row: vec![NONE; n],
+            depth: vec![-1; n],
+            num_kernels: vec![0; n],
+            kernel_dur_sum: vec![0; n],
+            stacks: Vec::new(),
+        };
+        let mut cdepth: Vec<i32> = vec![-1; n];
+        let mut first_row: FxHashMap<u32, usize> = FxHashMap::default();
+        let mut repeated: FxHashSet<u32> = FxHashSet::default();
+        for i in 0..n {
+            if first_row.insert(f.index[i], i).is_some() {
+                repeated.insert(f.index[i]);
+            }
+        }
+        for i in 0..n {
+            g.node_of_row[i] = first_row.get(&f.index[i]).map_or(NONE, |&j| j as u32);
+        }
+        // threads in (pid, tid) order, rows in frame order
+        let mut threads: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
+        for i in 0..n {
+            threads.entry((f.pid[i], f.tid[i])).or_default().push(i);
+        }
+        let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
+        keys.sort_by_cached_key(|&(p, t)| (id_key(r, p), id_key(r, t)));
+        // kernels by the frame row of their launch
+        let mut launched: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        for i in 0..n {
+            let is_kernel = if opts.hta {
+                f.stream[i] > 0 && f.index_correlation[i] > 0
+            } else {
+                f.stream[i] != -1 && f.index_correlation[i] > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
+            };
+            let launch = u32::try_from(f.index_correlation[i]).ok().and_then(|ic| first_row.get(&ic).copied());
+            if let (true, Some(l)) = (is_kernel, launch) {
+                if opts.hta || f.stream[l] == -1 {
+                    launched.entry(l).or_default().push(i);
+                }
+            }
+        }
+        let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
+        for (pid, tid) in keys {
+            let rows = threads.remove(&(pid, tid)).unwrap_or_default();
+            let cpu: Vec<usize> = rows.iter().copied().filter(|&i| f.stream[i] == -1).collect();
+            let skip = if opts.hta {
+                rows.iter().all(|&i| f.stream[i] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0)
+            } else {
+                cpu.is_empty()
+            };
+            if skip {
+                continue;
+            }
+            let root = if opts.hta {
+                // HTA: root index -abs(tid), shared by threads with the same |tid|
+                let Some(IdValue::Int(t)) = r.ids.get(tid) else {
+                    return Err(CallGraphError(format!("TypeError: bad operand type for abs(): 'str' (CPU thread tid '{}')", r.id_text(tid))));
+                };
+                let key = -t.saturating_abs();
+                *root_of_key.entry(key).or_insert_with(|| g.new_root(&mut cdepth))
+            } else {
+                g.new_root(&mut cdepth)
+            };
+            g.build_stack(f, &cpu, root, opts.hta, &mut cdepth)?;
+            // kernels launched from this thread, in frame order
+            let mut links: Vec<(usize, usize)> = rows.iter().flat_map(|&l| launched.get(&l).into_iter().flatten().map(move |&k| (k, l))).collect();
+            links.sort_unstable();
+            for (k, l) in links {
+                if opts.hta && repeated.contains(&f.index[k]) {
+                    return Err(CallGraphError(format!(
+                        "ValueError: The truth value of a Series is ambiguous (kernel #{} is repeated in the frame, SPEC §5.9)",
+                        f.index[k]
+                    )));
+                }
+                g.add_edge(l as u32, k as u32, true, root, &mut cdepth);
+            }
+            let has = |pred: &dyn Fn(&str) -> bool| rows.iter().any(|&i| pred(r.strings.get(f.name[i])));
+            let label = if has(&|s| s.starts_with("ProfilerStep#")) {
+                StackLabel::Main
+            } else if has(&|s| s.contains("autograd::")) {
+                StackLabel::Bwd
+            } else {
+                StackLabel::Other
+            };
+            g.stacks.push(CallStack { pid, tid, label, rows, root });
+        }
+        g.link_backward(f, r, opts.hta)?;
+        g.finish(f, &cdepth);
+        Ok(g)
+    }
+
+    fn new_root(&mut self, cdepth: &mut Vec<i32>) -> u32 {
+        let id = self.parent.len() as u32;
+        self.parent.push(NONE);
+        self.children.push(Vec::new());
+        self.alive.push(true);
+        self.kernel.push(false);
+        cdepth.push(-1);
+        id
+    }
+
+    /// HTA's `_add_edge`: a node already in the graph keeps its parent; a parent not yet in the
+    /// graph is created under `root` (without being `root`'s child, as HTA does).
+    fn add_edge(&mut self, parent: u32, child: u32, kernel: bool, root: u32, cdepth: &mut [i32]) {
+        if self.alive[child as usize] {
+            return;
+        }
+        if !self.alive[parent as usize] {
+            self.alive[parent as usize] = true;
+            self.parent[parent as usize] = root;
+            self.kernel[parent as usize] = kernel;
+            cdepth[parent as usize] = 0;
+        }
+        self.children[parent as usize].push(child);
+        self.alive[child as usize] = true;
+        self.parent[child as usize] = parent;
+        self.kernel[child as usize] = kernel;
+        cdepth[child as usize] = cdepth[parent as usize] + 1;
+    }
+
+    /// Step 1 for one thread's CPU rows.
+    fn build_stack(&mut self, f: &HtaFrame, cpu: &[usize], root: u32, hta: bool, cdepth: &mut [i32]) -> Result<(), CallGraphError> {
+        // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so it
+        // maps back to one row
+        let row_of: FxHashMap<i64, usize> = cpu.iter().map(|&i| (i64::from(f.index[i]), i)).collect();
+        let mut ends: Vec<Endpoint> = cpu.iter().flat_map(|&i| Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i])).collect();
+        if hta {
+            hta_order(&mut ends)?;
+        } else {
+            exact_order(&mut ends);
+        }
+        let mut stack: Vec<u32> = Vec::new();
+        let mut on_stack = vec![false; if hta { 0 } else { self.rows }];
+        for e in ends {
+            let Some(&row) = row_of.get(&e.index) else { continue };
+            let row = row as u32;
+            if e.open {
+                let parent = stack.last().copied().unwrap_or(root);
+                self.add_edge(parent, row, false, root, cdepth);
+                stack.push(row);
+                if !hta {
+                    on_stack[row as usize] = true;
+                }
+            } else if hta {
+                stack.pop();
+            } else if on_stack[row as usize] {
+                while let Some(top) = stack.pop() {
+                    on_stack[top as usize] = false;
+                    if top == row {
+                        break;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Step 3: the bwd thread's top-level events under the main thread's annotations.
+    fn link_backward(&mut self, f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<(), CallGraphError> {
+        let labelled: Vec<usize> = (0..self.stacks.len()).filter(|&s| self.stacks[s].label != StackLabel::Other).collect();
+        let (bwd, main) = if hta {
+            // HTA: exactly two stacks labelled main/bwd, sorted by label ("bwd" < "main")
+            if labelled.len() != 2 {
+                return Ok(());
+            }
+            let mut pair = labelled.clone();
+            pair.sort_by_key(|&s| self.stacks[s].label != StackLabel::Bwd);
+            (pair[0], pair[1])
+        } else {
+            let of = |l: StackLabel| labelled.iter().copied().filter(|&s| self.stacks[s].label == l).collect::<Vec<_>>();
+            match (of(StackLabel::Bwd).as_slice(), of(StackLabel::Main).as_slice()) {
+                ([b], [m]) => (*b, *m),
+                _ => return Ok(()),
+            }
+        };
+        let named = |prefix: &str| -> Vec<usize> { self.stacks[main].rows.iter().copied().filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect() };
+        let mut parents = named("## backward ##");
+        if parents.is_empty() {
+            parents = named("ProfilerStep#");
+        }
+        let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
+        let inside = |c: u32, a: usize| (c as usize) < f.len() && f.ts_ns[c as usize] >= f.ts_ns[a] && end(c as usize) <= end(a);
+        let mut root = self.stacks[bwd].root;
+        if !hta {
+            let top: Vec<u32> = self.children[root as usize].clone();
+            let mut moved: FxHashSet<u32> = FxHashSet::default();
+            for c in top {
+                if let Some(&a) = parents.iter().find(|&&a| self.alive[a] && a != c as usize && inside(c, a)) {
+                    self.parent[c as usize] = a as u32;
+                    self.children[a].push(c);
+                    moved.insert(c);
+                }
+            }
+            self.children[root as usize].retain(|c| !moved.contains(c));
+            return Ok(());
+        }
+        for a in parents {
+            if !self.alive[a] {
+                return Err(CallGraphError(format!("ValueError: {} not in the node map self.nodes", f.index[a])));
+            }
+            if root == NONE || !self.alive[root as usize] {
+                return Err(CallGraphError("KeyError: the backward stack's root was deleted (CallStackGraph.update_parent_of_first_layer_nodes)".into()));
+            }
+            let have: FxHashSet<u32> = self.children[a].iter().copied().collect();
+            let mut valid: Vec<u32> = self.children[root as usize].iter().copied().filter(|&c| inside(c, a) && self.alive[c as usize] && !have.contains(&c)).collect();
+            valid.sort_unstable();
+            valid.dedup();
+            let mut old: Vec<u32> = valid.iter().map(|&v| self.parent[v as usize]).collect();
+            old.sort_unstable();
+            old.dedup();
+            for &v in &valid {
+                self.parent[v as usize] = a as u32;
+            }
+            self.children[a].extend(&valid);
+            for p in old {
+                if p == NONE {
+                    continue;
+                }
+                self.children[p as usize].retain(|c| valid.binary_search(c).is_err());
+                if self.children[p as usize].is_empty() {
+                    self.alive[p as usize] = false;
+                }
+            }
+            if !self.alive[root as usize] {
+                root = self.hta_get_root(a as u32)?;
+                if let Some(s) = self.stacks.get_mut(bwd) {
+                    s.root = root;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// HTA's `CallStackGraph.get_root`: the first ancestor that is a root or not in the graph.
+    fn hta_get_root(&self, node: u32) -> Result<u32, CallGraphError> {
+        if !self.alive[node as usize] {
+            return Ok(NONE);
+        }
+        let mut at = self.parent[node as usize];
+        for _ in 0..=self.parent.len() {
+            if at == NONE || at as usize >= self.rows || !self.alive[at as usize] {
+                return Ok(at);
+            }
+            at = self.parent[at as usize];
+        }
+        Err(CallGraphError("HTA 0.5.0 loops forever here (CallStackGraph.get_root after an event became its own parent while moving the backward stack)".into()))
+    }
+
+    /// Step 4: depths, kernel counts and sums from the live roots.
+    fn finish(&mut self, f: &HtaFrame, cdepth: &[i32]) {
+        let total = self.parent.len();
+        let mut depth: Vec<i32> = cdepth.to_vec();
+        let mut seen = vec![false; total];
+        let mut count = vec![0i64; total];
+        let mut sum = vec![0i64; total];
+        for root in self.rows..total {
+            if !self.alive[root] {
+                continue;
+            }
+            // iterative DFS: depth on entry, kernel sums on exit
+            depth[root] = -1;
+            seen[root] = true;
+            let mut todo: Vec<(u32, bool)> = vec![(root as u32, false)];
+            while let Some((v, done)) = todo.pop() {
+                let v = v as usize;
+                if done {
+                    if self.kernel[v] && v < self.rows {
+                        (count[v], sum[v]) = (1, f.dur_ns[v]);
+                    } else {
+                        for &c in &self.children[v] {
+                            if self.alive[c as usize] {
+                                count[v] += count[c as usize];
+                                sum[v] += sum[c as usize];
+                            }
+                        }
+                    }
+                    continue;
+                }
+                todo.push((v as u32, true));
+                if self.kernel[v] {
+                    continue;
+                }
+                for &c in self.children[v].iter().rev() {
+                    if self.alive[c as usize] && !seen[c as usize] {
+                        seen[c as usize] = true;
+                        depth[c as usize] = depth[v] + 1;
+                        todo.push((c, false));
+                    }
+                }
+            }
+        }
+        for i in 0..self.rows {
+            let v = self.node_of_row[i];
+            if v == NONE || !self.alive[v as usize] {
+                continue;
+            }
+            let v = v as usize;
+            self.depth[i] = depth[v];
+            self.num_kernels[i] = count[v];
+            self.kernel_dur_sum[i] = if count[v] > 0 { sum[v] } else { 0 };
+        }
+    }
+
+    /// Whether frame row `row` is in the graph.
+    pub fn contains(&self, row: usize) -> bool {
+        self.node(row).is_some()
+    }
+
+    fn node(&self, row: usize) -> Option<usize> {
+        let v = *self.node_of_row.get(row)?;
+        (v != NONE && self.alive[v as usize]).then_some(v as usize)
+    }
+
+    /// Whether frame row `row` is a kernel hung under its launch.
+    pub fn is_kernel(&self, row: usize) -> bool {
+        self.node(row).is_some_and(|v| self.kernel[v])
+    }
+
+    /// The parent event of `row` (`None` at the top of a thread or outside the graph).
+    pub fn parent(&self, row: usize) -> Option<usize> {
+        let p = self.parent[self.node(row)?] as usize;
+        (p < self.rows).then_some(p)
+    }
+
+    /// The child events of `row` (CPU events and kernels), in insertion order.
+    pub fn children(&self, row: usize) -> Vec<usize> {
+        let Some(v) = self.node(row) else { return Vec::new() };
+        self.children[v].iter().map(|&c| c as usize).filter(|&c| c < self.rows && self.alive[c]).collect()
+    }
+
+    /// `row` and every event below it (kernels included), depth first; empty outside the graph.
+    pub fn descendants(&self, row: usize) -> Vec<usize> {
+        let Some(v) = self.node(row) else { return Vec::new() };
+        let mut out = Vec::new();
+        let mut seen: FxHashSet<usize> = FxHashSet::default();
+        let mut todo = vec![v];
+        while let Some(v) = todo.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            out.push(v);
+            todo.extend(self.children[v].iter().rev().map(|&c| c as usize).filter(|&c| c < self.rows && self.alive[c]));
+        }
+        out
+    }
+
+    /// The stack of the thread `(pid, tid)`, if it has one.
+    pub fn stack_of(&self, pid: u32, tid: u32) -> Option<&CallStack> {
+        self.stacks.iter().find(|s| s.pid == pid && s.tid == tid)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn open(index: i64, ts: i64, dur: i64) -> Endpoint {
+        Endpoint::pair(index, ts, dur)[0]
+    }
+
+    fn close(index: i64, ts: i64, dur: i64) -> Endpoint {
+        Endpoint::pair(index, ts, dur)[1]
+    }
+
+    fn lt(x: Endpoint, y: Endpoint) -> bool {
+        hta_less(&x, &y).expect("comparable")
+    }
+
+    /// `(index, open)` of sorted ends.
+    fn shape(ends: &[Endpoint]) -> Vec<(i64, bool)> {
+        ends.iter().map(|e| (e.index, e.open)).collect()
+    }
+
+    #[test]
+    fn hta_comparator_at_equal_times() {
+        // back to back: A [0, 10) closes before B [10, 20) opens
+        assert!(lt(close(1, 0, 10), open(2, 10, 10)));
+        assert!(!lt(open(2, 10, 10), close(1, 0, 10)));
+        // nesting: the longer interval opens first and closes last
+        assert!(lt(open(1, 0, 10), open(2, 0, 5)));
+        assert!(lt(close(2, 5, 5), close(1, 0, 10)));
+        // same length: opens by index, closes by reverse index
+        assert!(lt(open(1, 0, 10), open(2, 0, 10)));
+        assert!(lt(close(2, 0, 10), close(1, 0, 10)));
+        // earlier time wins whatever the rest
+        assert!(lt(close(9, 0, 5), open(1, 6, 100)));
+    }
+
+    #[test]
+    fn hta_comparator_zero_durations() {
+        // both ends of one zero-length event: open first
+        assert!(lt(open(3, 10, 0), close(3, 10, 0)));
+        assert!(!lt(close(3, 10, 0), open(3, 10, 0)));
+        // a zero-length event sits after a non-zero open and before a non-zero close
+        assert!(lt(open(1, 10, 5), open(3, 10, 0)));
+        assert!(lt(close(3, 10, 0), close(2, 5, 5)));
+        // two zero-length events nest: the lower index encloses the other
+        assert!(lt(open(3, 10, 0), open(4, 10, 0)));
+        assert!(lt(close(4, 10, 0), close(3, 10, 0)));
+        assert!(lt(open(4, 10, 0), close(3, 10, 0)));
+        // zero against negative (HTA's µs rounding): ValueError
+        assert!(hta_less(&open(4, 40, -1), &open(5, 40, 0)).is_err());
+        assert!(hta_less(&open(5, 40, 0), &open(4, 40, -1)).is_err());
+        // negative against positive follows the general rules
+        assert_eq!(hta_less(&open(4, 40, -1), &open(6, 40, 3)), Ok(false));
+    }
+
+    #[test]
+    fn hta_order_follows_the_comparator_where_it_is_consistent() {
+        // random small threads on a coarse grid (many ties), no time with a zero-length event
+        // and both a non-zero close and a non-zero open (there the comparator is cyclic)
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |m: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed % m) as i64
+        };
+        let mut checked = 0;
+        for _ in 0..3000 {
+            let n = 1 + next(6);
+            let mut ends: Vec<Endpoint> = (0..n).flat_map(|i| Endpoint::pair(i, next(4), next(3))).collect();
+            let cyclic = ends.iter().any(|z| {
+                z.dur == 0
+                    && ends.iter().any(|c| c.dur > 0 && !c.open && c.time == z.time)
+                    && ends.iter().any(|o| o.dur > 0 && o.open && o.time == z.time)
+            });
+            if cyclic {
+                continue;
+            }
+            hta_order(&mut ends).expect("no negative durations");
+            for w in ends.windows(2) {
+                assert!(lt(w[0], w[1]), "{:?} before {:?} in {:?}", w[0], w[1], ends);
+            }
+            checked += 1;
+        }
+        assert!(checked > 1000, "{checked}");
+    }
+
+    #[test]
+    fn hta_order_resolves_the_cycle_as_python_does() {
+        // A [0, 10), Z [10, 10), B [10, 20): Python's sorted() of HTA's input gives
+        // A_o B_o Z_o Z_c A_c B_c (checked with HTA 0.5.0): B nests in A
+        let mut ends = [Endpoint::pair(1, 0, 10), Endpoint::pair(2, 10, 0), Endpoint::pair(3, 10, 10)].concat();
+        hta_order(&mut ends).expect("sorts");
+        assert_eq!(shape(&ends), [(1, true), (3, true), (2, true), (2, false), (1, false), (3, false)]);
+    }
+
+    #[test]
+    fn hta_order_raises_on_negative_meeting_zero() {
+        let mut ends = [Endpoint::pair(4, 40, -1), Endpoint::pair(5, 40, 0)].concat();
+        assert!(hta_order(&mut ends).unwrap_err().0.starts_with("ValueError"));
+        // at different times it sorts (the negative event closes before it opens)
+        let mut ends = [Endpoint::pair(4, 40, -1), Endpoint::pair(5, 41, 0)].concat();
+        hta_order(&mut ends).expect("sorts");
+        assert_eq!(shape(&ends), [(4, false), (4, true), (5, true), (5, false)]);
+    }
+
+    #[test]
+    fn exact_order_is_half_open() {
+        // A [0, 10), Z [10, 10), B [10, 20): A closes, B opens, Z lies in B
+        let mut ends = [Endpoint::pair(1, 0, 10), Endpoint::pair(2, 10, 0), Endpoint::pair(3, 10, 10)].concat();
+        exact_order(&mut ends);
+        assert_eq!(shape(&ends), [(1, true), (1, false), (3, true), (2, true), (2, false), (3, false)]);
+        // nesting with equal starts and ends; two zero-length events are siblings
+        let mut ends = [Endpoint::pair(2, 0, 5), Endpoint::pair(1, 0, 10), Endpoint::pair(4, 5, 0), Endpoint::pair(3, 5, 0)].concat();
+        exact_order(&mut ends);
+        assert_eq!(shape(&ends), [(1, true), (2, true), (2, false), (3, true), (3, false), (4, true), (4, false), (1, false)]);
+    }
+}
