@@ -401,8 +401,9 @@ function buildPanel(a) {
     return el('label', { class: `opt opt-${o.kind}` }, el('span', {}, o.name), input);
   });
   const hta = el('input', { type: 'checkbox', class: 'hta' });
-  const ranks = el('input', { type: 'text', class: 'ranks', size: 10, spellcheck: 'false', placeholder: `all (${trace.ranks.join(', ')})`,
-    title: `Ranks to analyse, e.g. 0,2-5 (default: all; this trace has ${trace.ranks.join(', ')})` });
+  const all = rankRanges(trace.ranks);
+  const ranks = el('input', { type: 'text', class: 'ranks', size: 10, spellcheck: 'false', placeholder: `all (${all})`,
+    title: `Ranks to analyse, e.g. 0,2-5 (default: all; this trace has ${all})` });
   const status = el('span', { class: 'run-status', 'aria-live': 'polite' });
   const form = el('form', { class: 'controls' }, ...fields,
     el('label', { class: 'opt', title: 'Reproduce HTA 0.5.0 exactly, including its documented bugs (--hta)' }, hta, ' HTA mode'),
@@ -418,12 +419,24 @@ function buildPanel(a) {
   const panel = el('section', { class: 'panel', id: `panel-${a.name}`, role: 'tabpanel', 'aria-labelledby': `tab-${a.name}`,
     'data-analysis': a.name, 'data-state': 'idle', hidden: '' },
   el('h2', {}, a.title),
-  el('p', { class: 'about' }, a.about, a.hta_api ? el('span', { class: 'hta-api' }, ` · HTA: ${a.hta_api}`) : ''),
+  // the registry's API names carry a reference into our HTA spec, which means nothing to users
+  el('p', { class: 'about' }, a.about, a.hta_api ? el('span', { class: 'hta-api' }, ` · HTA: ${a.hta_api.replace(/\s*\(SPEC[^)]*\)/, '')}`) : ''),
   form, parts.error, parts.notes, parts.files, parts.charts, parts.tables);
   panel.run = { analysis: a.name, form, hta, ranks, status, parts, seq: 0 };
   form.addEventListener('submit', (e) => { e.preventDefault(); runPanel(panel); });
   hta.addEventListener('change', () => runPanel(panel));
   return panel;
+}
+
+/** Rank numbers (text, ascending) as `0-3, 5`. */
+function rankRanges(ranks) {
+  const out = [];
+  for (const r of ranks) {
+    const n = Number(r), last = out[out.length - 1];
+    if (last && Number.isInteger(n) && n === last[1] + 1) last[1] = n;
+    else out.push([n, n, r]);
+  }
+  return out.map(([a, b, r]) => (Number.isNaN(a) ? r : a === b ? String(a) : `${a}-${b}`)).join(', ');
 }
 
 // panel[data-state]: idle (never run) | running | done | error — tests and styles read it

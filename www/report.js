@@ -130,7 +130,11 @@ function tableView(t) {
       th.setAttribute('aria-sort', i !== view.sortBy ? 'none' : view.dir === 1 ? 'ascending' : 'descending'));
     const shown = rows.slice(0, MAX_ROWS);
     table.tBodies[0].replaceChildren(...shown.map((r) =>
-      el('tr', {}, ...cols.map((c) => el('td', { class: c.numeric ? 'num' : 'text' }, cellText(c.values[r]))))));
+      el('tr', {}, ...cols.map((c) => {
+        const text = cellText(c.values[r]);
+        // long names (kernels) are cut with an ellipsis by the style; the full text is the tooltip
+        return el('td', { class: c.numeric ? 'num' : 'text', title: !c.numeric && text.length > 60 ? text : null }, text);
+      }))));
     count.textContent = view.stream === null ? `${grouped(n)} row${n === 1 ? '' : 's'}` : `${grouped(rows.length)} of ${grouped(n)} rows`;
     note.hidden = rows.length <= MAX_ROWS;
     note.textContent = `Showing the first ${grouped(MAX_ROWS)} of ${grouped(rows.length)} rows; the CSV download has all ${grouped(n)}.`;

@@ -3,7 +3,7 @@
 // `kinetoscope info --json` (overview) and `kinetoscope <analysis> --json` (panels) on the same files.
 // Screenshots go to tests/e2e/out/ (CI artifact).
 import assert from 'node:assert/strict';
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -351,6 +351,7 @@ test('(i) every analysis of the registry has a tab that shows what its CLI subco
         assert.ok(panel.tables.length + panel.notes.length > 0, `${what}: shows a table or a note`);
         await assertChartsDrawn(page, panel, what);
         await assertFiltersAndSorting(page, name, panel, want.json, what);
+        await assertFiles(page, name, panel, [sampleName, ...(hta ? ['--hta'] : [])], what);
       }
       await screenshot(page, `i-${name}${hta ? '-hta' : ''}`);
     }
@@ -381,6 +382,20 @@ async function assertChartsDrawn(page, panel, what = '') {
     assert.ok(c.drawn, `${what}: chart ${c.id} drawn`);
     const { ink, total } = await canvasStats(page, c.id);
     assert.ok(ink > 100 && ink < total, `${what}: chart ${c.id} has drawn pixels (${ink} of ${total})`);
+  }
+}
+
+/** Each file the run produced downloads with the bytes the CLI's `--out DIR` writes, and only those. */
+async function assertFiles(page, name, panel, args, what) {
+  const out = mkdtempSync(path.join(tmp, `${name}-`));
+  const r = cliRun(path.join(dist, 'sample'), [name, '--csv', '--out', out, ...args]);
+  assert.equal(r.status, 0, r.stderr);
+  const tables = new Set(panel.tables.map((t) => `${t.name}.csv`));
+  assert.deepEqual([...panel.files].sort(), readdirSync(out).filter((f) => !tables.has(f)).sort(), `${what}: produced files`);
+  for (const f of panel.files) {
+    const got = await download(page, `#panel-${name} [data-file="${f}"]`);
+    assert.equal(got.name, f);
+    assert.ok(got.bytes.equals(readFileSync(path.join(out, f))), `${what}: ${f} has the CLI's bytes`);
   }
 }
 
