@@ -112,7 +112,7 @@ impl Workspace {
         let selected = select_ranks(&self.trace, ranks.as_deref())?;
 
         let frames = match self.frames.take() {
-            Some(f) if f.exact == !hta => f,
+            Some(f) if f.exact != hta => f, // exact frames are the default mode's
             _ => {
                 self.frames = None; // the old mode's frames go before the new ones are built
                 self.frames_built += 1;
