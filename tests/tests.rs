@@ -13,6 +13,8 @@ mod read_rocprof;
 mod read_rocprof_json;
 /// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
 mod golden_hta_parse;
+/// Temporal breakdown: hand-made trace, default and --hta.
+mod analysis_temporal;
 /// Every analysis in HTA mode equals HTA's own output on the oracle sets.
 mod golden_hta;
 /// The real binary: exit codes, messages, --json shape.

@@ -16,6 +16,7 @@ pub fn draw_kinds<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, ov: &Overvi
     let mut bars: Vec<(&str, u64)> = totals.into_iter().collect();
     bars.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     bars.truncate(12);
+    super::draw::ensure_font()?;
     area.fill(&WHITE).map_err(|e| e.to_string())?;
     let max = bars.iter().map(|b| b.1).max().unwrap_or(1).max(1);
     let labels: Vec<String> = bars.iter().map(|b| b.0.to_string()).collect();

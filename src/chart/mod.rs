@@ -3,3 +3,5 @@
 
 pub mod draw;
 pub mod kinds;
+#[cfg(not(target_arch = "wasm32"))]
+pub mod png;

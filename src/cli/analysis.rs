@@ -21,7 +21,7 @@ pub fn command(a: &'static Analysis) -> Command {
         .arg(Arg::new("csv").long("csv").action(ArgAction::SetTrue).conflicts_with("json").help("Print CSV (several tables: each after a '# name' line)"))
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON: {tables: {name: [rows]}, notes}"))
         .arg(Arg::new("out").long("out").value_name("DIR").value_parser(clap::value_parser!(PathBuf)).help("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"))
-        .arg(Arg::new("plot").long("plot").value_name("FILE.svg").value_parser(clap::value_parser!(PathBuf)).help("Write the charts to an SVG file"));
+        .arg(Arg::new("plot").long("plot").value_name("FILE.svg|FILE.png").value_parser(clap::value_parser!(PathBuf)).help("Write the charts to an SVG or PNG file"));
     for o in a.options {
         let long = o.name.replace('_', "-");
         let mut arg = Arg::new(o.name).long(long).help(format!("{} [default: {}]", o.help, if o.default.is_empty() { "all" } else { o.default }));
@@ -50,8 +50,7 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
     let ctx = Context::new(&trace, m.get_flag("hta"), ranks.as_deref())?;
     let report = (a.run)(&ctx, &params)?;
     if let Some(p) = m.get_one::<PathBuf>("plot") {
-        let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
-        std::fs::write(p, svg).with_context(|| format!("writing {}", p.display()))?;
+        write_plot(p, &report.charts)?;
     }
     if let Some(dir) = m.get_one::<PathBuf>("out") {
         write_report(dir, &report)?;
@@ -62,6 +61,14 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
         eprintln!("note: {n}");
     }
     Ok(())
+}
+
+/// Writes `charts` to `path`: PNG if it ends in `.png`, else SVG.
+pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::analysis::report::Chart]) -> Result<()> {
+    use kinetoscope::chart::draw::{charts_png, charts_svg};
+    let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if png { charts_png(charts) } else { charts_svg(charts).map(String::into_bytes) }.map_err(anyhow::Error::msg)?;
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes each table of `report` as `dir/<name>.csv` and each produced file into `dir`.
