@@ -20,6 +20,7 @@ pub mod chart;
 pub mod error;
 pub mod export;
 pub mod model;
+pub mod page;
 pub mod read;
 pub mod table;
 #[cfg(target_arch = "wasm32")]

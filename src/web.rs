@@ -3,16 +3,21 @@
 //! the same message the CLI prints; nothing here unwraps input-derived data.
 //!
 //! In the Web Worker: `new Session()`, then per file `begin_file(name, size)`, `push(chunk)`…,
-//! `end_file()`, and finally `finish()` → the overview JSON (identical to `kinetoscope info
-//! --json`). On the main thread: `draw_kinds_chart(canvas_id, overview_json)` (plotters measures
-//! text through the DOM, so charts cannot be drawn inside a worker).
+//! `end_file()`, and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
+//! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
+//! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
+//! On the main thread: `analyses()` (the registry as JSON, for the tabs), `draw_chart(canvas_id,
+//! chart_json)` and `draw_kinds_chart(canvas_id, overview_json)` (plotters measures text through
+//! the DOM, so charts cannot be drawn inside a worker).
 
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::overview::{overview, Overview};
+use crate::analysis::report::Chart;
 use crate::model::RankTrace;
+use crate::page::Workspace;
 use crate::read::{assemble, FileReader};
 
 #[wasm_bindgen(start)]
@@ -45,6 +50,7 @@ pub fn wasm_memory_bytes() -> f64 {
 pub struct Session {
     done: Vec<RankTrace>,
     current: Option<FileReader>,
+    workspace: Option<Workspace>,
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {
@@ -89,11 +95,73 @@ impl Session {
         self.current.as_ref().map(|r| r.bytes_consumed() as f64).unwrap_or(0.0)
     }
 
-    /// Assembles the files read so far into one trace and returns its overview as JSON.
+    /// Assembles the files read so far into one trace, keeps it for `run_analysis` and returns
+    /// its overview as JSON.
     pub fn finish(&mut self) -> Result<String, JsValue> {
         let trace = assemble(std::mem::take(&mut self.done));
-        let ov = overview(&trace);
-        serde_json::to_string(&ov).map_err(err)
+        let json = serde_json::to_string(&overview(&trace)).map_err(err)?;
+        self.workspace = Some(Workspace::new(trace));
+        Ok(json)
+    }
+
+    /// Runs analysis `name` on the finished trace: options as a JSON object (name → value; missing
+    /// = default), ranks as text (`0,2-5`; empty = all), HTA mode or not. Returns the run's JSON.
+    pub fn run_analysis(&mut self, name: &str, params_json: &str, ranks_text: &str, hta: bool) -> Result<String, JsValue> {
+        let w = self.workspace.as_mut().ok_or_else(|| err("run_analysis called before finish"))?;
+        w.run_json(name, params_json, ranks_text, hta).map_err(err)
+    }
+
+    /// The bytes of file `name` produced by the last run of `analysis` (a `Uint8Array`).
+    pub fn report_file(&self, analysis: &str, name: &str) -> Result<Vec<u8>, JsValue> {
+        let w = self.workspace.as_ref().ok_or_else(|| err("report_file called before finish"))?;
+        w.file(analysis, name).map(<[u8]>::to_vec).ok_or_else(|| err(format!("{analysis} produced no file '{name}' in its last run")))
+    }
+}
+
+/// Every analysis the page offers, as JSON: `[{name, title, about, hta_api, options: [{name,
+/// kind, default, help}]}]`.
+#[wasm_bindgen]
+pub fn analyses() -> String {
+    crate::page::analyses_json()
+}
+
+/// Width and height in pixels of one chart canvas (`[w, h]`).
+#[wasm_bindgen]
+pub fn chart_size() -> Vec<u32> {
+    vec![crate::chart::draw::SIZE.0, crate::chart::draw::SIZE.1]
+}
+
+/// Draws one chart of a run's JSON (`charts[i]`, as JSON text) on the canvas `canvas_id`.
+/// `null` inside an array is `NaN` (serde_json writes `NaN` as `null`); `null` as a field
+/// value is an absent `Option`.
+#[wasm_bindgen]
+pub fn draw_chart(canvas_id: &str, chart_json: &str) -> Result<(), JsValue> {
+    let value: serde_json::Value = serde_json::from_str(chart_json).map_err(err)?;
+    let chart: Chart = serde_wasm_bindgen::from_value(js_value(&value, false)).map_err(err)?;
+    let backend = CanvasBackend::new(canvas_id).ok_or_else(|| err(format!("no canvas with id '{canvas_id}'")))?;
+    let area = backend.into_drawing_area();
+    crate::chart::draw::draw(&area, &chart).map_err(err)?;
+    area.present().map_err(err)
+}
+
+/// `value` as a JS value, with `null` array elements as `NaN`.
+fn js_value(value: &serde_json::Value, in_array: bool) -> JsValue {
+    use serde_json::Value;
+    match value {
+        Value::Null if in_array => JsValue::from_f64(f64::NAN),
+        Value::Null => JsValue::NULL,
+        Value::Bool(b) => JsValue::from_bool(*b),
+        Value::Number(n) => JsValue::from_f64(n.as_f64().unwrap_or(f64::NAN)),
+        Value::String(s) => JsValue::from_str(s),
+        Value::Array(items) => items.iter().map(|v| js_value(v, true)).collect::<js_sys::Array>().into(),
+        Value::Object(map) => {
+            let obj = js_sys::Object::new();
+            for (k, v) in map {
+                // cannot fail: obj is a plain extensible object
+                let _ = js_sys::Reflect::set(&obj, &JsValue::from_str(k), &js_value(v, false));
+            }
+            obj.into()
+        }
     }
 }
 

@@ -3,6 +3,8 @@
 // Layout: platform (where wasm, worker and sample come from) · input (drop, pick, sample) · job (worker,
 // progress, cancel) · render (overview tables) · URL hash state.
 
+import { Num, parseExact, renderReport } from './report.js'; // www/build.sh inlines it in the single-file build
+
 // ---- platform -------------------------------------------------------------------------------------
 // The served build (dist/index.html) loads pkg/ and worker.js by URL. The single-file build
 // (dist/kinetoscope.html, works from file://) defines globalThis.kinetoscopePlatform before this module
@@ -129,13 +131,17 @@ async function loadSample() {
   }
 }
 
-// ---- job: one worker per parse; cancel = terminate ----------------------------------------------------
-let job = null; // {worker, started, files}
+// ---- job: one worker per trace; cancel or a new trace = terminate ----------------------------------------
+// The worker parses, then keeps the trace and runs the analyses the panels ask for (`trace`).
+let job = null; // the parse in progress: {worker, started, files}
+let trace = null; // the parsed trace: {worker, ranks: [rank text], pending: Map(id → {ok, fail})}
 let runs = 0; // a newer run() supersedes one still waiting for the module
+let requests = 0;
 
 async function run(files) {
   const token = ++runs;
   stop();
+  dropTrace();
   clearOutput();
   let module;
   try {
@@ -148,18 +154,29 @@ async function run(files) {
   const current = (job = { worker, started: performance.now(), files: files.length });
   setBusy(true);
   showProgress({ file: files[0]?.name ?? '', done: 0, total: files.reduce((n, f) => n + f.size, 0) });
-  worker.onmessage = ({ data }) => {
+  worker.onmessage = async ({ data }) => {
+    if (trace?.worker === worker && data.id !== undefined) return answered(data);
     if (job !== current) return;
     if (data.type === 'progress') showProgress(data);
     else if (data.type === 'result') {
-      const ms = finish(current);
+      const ms = finish(current, true);
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
       window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes };
       showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
+      let list = [];
       try {
-        render(data.json);
+        list = JSON.parse((await mainWasm).analyses?.() ?? '[]');
+      } catch (e) {
+        console.warn('no analyses:', e);
+      }
+      if (token !== runs) return worker.terminate();
+      try {
+        const ov = render(data.json);
+        trace = { worker, ranks: (ov.ranks ?? []).map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))), pending: new Map() };
+        buildTabs(list);
         setState('done');
       } catch (e) {
+        worker.terminate();
         showError(`Could not show the result: ${message(e)}`);
       }
     }
@@ -167,15 +184,22 @@ async function run(files) {
   };
   worker.onerror = (e) => {
     e.preventDefault();
+    if (trace?.worker === worker) {
+      const why = `The trace worker failed: ${e.message || 'unknown error'}. Open the trace again to continue.`;
+      for (const p of trace.pending.values()) p.fail(new Error(why));
+      trace.pending.clear();
+      return;
+    }
     if (job !== current) return;
     finish(current);
     showError(`The parse worker failed: ${e.message || 'it could not start'}`);
   };
-  worker.postMessage({ module, files });
+  worker.postMessage({ type: 'parse', module, files });
 }
 
-// Ends the job (its worker's memory goes with it); returns how long it ran, in ms.
-function finish(current) {
+// Ends the parse job; the worker stays when it now holds the trace. Returns how long it ran, in ms.
+function finish(current, keepWorker = false) {
+  if (keepWorker) job = null;
   stop();
   return Math.round(performance.now() - current.started);
 }
@@ -184,6 +208,30 @@ function stop() {
   if (job) job.worker.terminate();
   job = null;
   setBusy(false);
+}
+
+function dropTrace() {
+  if (!trace) return;
+  trace.worker.terminate();
+  for (const p of trace.pending.values()) p.fail(new Error('superseded'), true);
+  trace = null;
+}
+
+/** Sends a request to the trace worker; resolves with its answer. */
+function ask(msg) {
+  if (!trace) return Promise.reject(new Error('no trace is open'));
+  const id = ++requests, t = trace;
+  return new Promise((ok, fail) => {
+    t.pending.set(id, { ok, fail: (e, dropped) => fail(Object.assign(e, { dropped })) });
+    t.worker.postMessage({ ...msg, id });
+  });
+}
+function answered(data) {
+  const p = trace.pending.get(data.id);
+  if (!p) return;
+  trace.pending.delete(data.id);
+  if (data.type === 'failed') p.fail(new Error(data.message));
+  else p.ok(data);
 }
 
 $('cancel').addEventListener('click', () => {
@@ -208,11 +256,7 @@ function showProgress({ file, done, total }) {
 
 // ---- render ---------------------------------------------------------------------------------------------
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
-class Num {
-  constructor(src) { this.src = src; }
-}
-const parseOverview = (json) =>
-  JSON.parse(json, (_key, value, ctx) => (typeof value === 'number' ? new Num(ctx?.source ?? String(value)) : value));
+const parseOverview = parseExact;
 const group = (digits) => digits.replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 const show = (v) =>
   v instanceof Num ? (/^-?\d+$/.test(v.src) ? group(v.src) : v.src) : v === null ? '—' : String(v);
@@ -227,6 +271,9 @@ function clearOutput() {
   for (const id of ['summary', 'overview-extra', 'warnings', 'ranks']) $(id).replaceChildren();
   $('warnings-box').hidden = true;
   $('chart-kinds').hidden = true;
+  $('tabs').hidden = true;
+  $('tabs').replaceChildren();
+  $('panels').replaceChildren();
 }
 
 function render(json) {
@@ -242,6 +289,7 @@ function render(json) {
   $('ranks').replaceChildren(...ranks.map(rankTable));
   $('overview').hidden = false;
   drawChart(json);
+  return ov;
 }
 
 function rankTable(rank, i) {
@@ -304,6 +352,131 @@ async function drawChart(json) {
     console.warn('draw_kinds_chart failed:', e);
   }
 }
+
+// ---- tabs: Overview + one panel per analysis of the registry (Rust's analyses()) ----------------------
+// A panel: options form (from the option specs), HTA mode, ranks, Run; then what report.js shows.
+// It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
+const OVERVIEW = 'overview';
+// A link's `#tab=name` opens that tab once its trace is read; a trace opened later starts on its Overview.
+let linkedTab = hashState().get('tab');
+
+function buildTabs(list) {
+  const tabs = [{ name: OVERVIEW, title: 'Overview' }, ...list];
+  $('tabs').replaceChildren(...tabs.map((t) => {
+    const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
+      'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: t.about ?? null }, t.title);
+    b.addEventListener('click', () => selectTab(t.name));
+    return b;
+  }));
+  $('panels').replaceChildren(...list.map(buildPanel));
+  $('tabs').hidden = false;
+  const wanted = linkedTab;
+  linkedTab = null;
+  selectTab(list.some((a) => a.name === wanted) ? wanted : OVERVIEW);
+}
+
+function selectTab(name, remember = true) {
+  if (!$('tabs').querySelector(`[data-tab="${CSS.escape(name)}"]`)) return;
+  for (const b of $('tabs').children) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  $('overview').hidden = name !== OVERVIEW;
+  for (const p of $('panels').children) p.hidden = p.dataset.analysis !== name;
+  if (remember) {
+    const params = hashState();
+    if (name === OVERVIEW) params.delete('tab');
+    else params.set('tab', name);
+    setHash(params);
+  }
+  const panel = $(`panel-${name}`);
+  if (panel && panel.dataset.state === 'idle') runPanel(panel);
+}
+
+function buildPanel(a) {
+  const fields = a.options.map((o) => {
+    const attrs = { 'data-opt': o.name, name: o.name, title: o.help || null };
+    const input = o.kind === 'bool'
+      ? el('input', { ...attrs, type: 'checkbox' })
+      : el('input', { ...attrs, type: 'text', value: o.default, size: 8, spellcheck: 'false',
+        placeholder: o.kind === 'int_list' ? 'all' : null, inputmode: o.kind === 'int' || o.kind === 'float' ? 'decimal' : null });
+    if (o.kind === 'bool') input.checked = o.default === 'true';
+    return el('label', { class: `opt opt-${o.kind}` }, el('span', {}, o.name), input);
+  });
+  const hta = el('input', { type: 'checkbox', class: 'hta' });
+  const all = rankRanges(trace.ranks);
+  const ranks = el('input', { type: 'text', class: 'ranks', size: 10, spellcheck: 'false', placeholder: `all (${all})`,
+    title: `Ranks to analyse, e.g. 0,2-5 (default: all; this trace has ${all})` });
+  const status = el('span', { class: 'run-status', 'aria-live': 'polite' });
+  const form = el('form', { class: 'controls' }, ...fields,
+    el('label', { class: 'opt', title: 'Reproduce HTA 0.5.0 exactly, including its documented bugs (--hta)' }, hta, ' HTA mode'),
+    el('label', { class: 'opt' }, el('span', {}, 'ranks'), ranks),
+    el('button', { type: 'submit' }, 'Run'), status);
+  const parts = {
+    error: el('div', { class: 'panel-error error', role: 'alert', hidden: '' }),
+    notes: el('ul', { class: 'notes', hidden: '' }),
+    files: el('div', { class: 'files', hidden: '' }),
+    charts: el('div', { class: 'charts' }),
+    tables: el('div', { class: 'tables' }),
+  };
+  const panel = el('section', { class: 'panel', id: `panel-${a.name}`, role: 'tabpanel', 'aria-labelledby': `tab-${a.name}`,
+    'data-analysis': a.name, 'data-state': 'idle', hidden: '' },
+  el('h2', {}, a.title),
+  // the registry's API names carry a reference into our HTA spec, which means nothing to users
+  el('p', { class: 'about' }, a.about, a.hta_api ? el('span', { class: 'hta-api' }, ` · HTA: ${a.hta_api.replace(/\s*\(SPEC[^)]*\)/, '')}`) : ''),
+  form, parts.error, parts.notes, parts.files, parts.charts, parts.tables);
+  panel.run = { analysis: a.name, form, hta, ranks, status, parts, seq: 0 };
+  form.addEventListener('submit', (e) => { e.preventDefault(); runPanel(panel); });
+  hta.addEventListener('change', () => runPanel(panel));
+  return panel;
+}
+
+/** Rank numbers (text, ascending) as `0-3, 5`. */
+function rankRanges(ranks) {
+  const out = [];
+  for (const r of ranks) {
+    const n = Number(r), last = out[out.length - 1];
+    if (last && Number.isInteger(n) && n === last[1] + 1) last[1] = n;
+    else out.push([n, n, r]);
+  }
+  return out.map(([a, b, r]) => (Number.isNaN(a) ? r : a === b ? String(a) : `${a}-${b}`)).join(', ');
+}
+
+// panel[data-state]: idle (never run) | running | done | error — tests and styles read it
+async function runPanel(panel) {
+  const r = panel.run, seq = ++r.seq;
+  const params = {};
+  for (const input of r.form.querySelectorAll('[data-opt]')) {
+    params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
+  }
+  panel.dataset.state = 'running';
+  r.status.textContent = 'Running…';
+  try {
+    const [answer, mod] = await Promise.all([
+      ask({ type: 'run', analysis: r.analysis, params, ranks: r.ranks.value.trim(), hta: r.hta.checked }), mainWasm]);
+    if (seq !== r.seq) return;
+    const report = parseExact(answer.json);
+    r.parts.error.hidden = true;
+    renderReport(r.parts, report, {
+      prefix: r.analysis,
+      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
+      drawChart: (id, json) => mod.draw_chart(id, json),
+      downloadFile: async (name) => (await ask({ type: 'file', analysis: r.analysis, name })).bytes,
+    });
+    const ranks = report.ranks.map((x) => x.src);
+    r.status.textContent = `${report.hta ? 'HTA mode · ' : ''}rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ') || 'none'} · ${answer.ms} ms`;
+    panel.dataset.state = 'done';
+  } catch (e) {
+    if (seq !== r.seq || e.dropped) return;
+    for (const k of ['notes', 'files', 'charts', 'tables']) r.parts[k].replaceChildren();
+    r.parts.notes.hidden = r.parts.files.hidden = true;
+    r.parts.error.textContent = message(e);
+    r.parts.error.hidden = false;
+    r.status.textContent = 'Failed.';
+    panel.dataset.state = 'error';
+  }
+}
+
+window.addEventListener('hashchange', () => {
+  if (!$('tabs').hidden) selectTab(hashState().get('tab') ?? OVERVIEW, false);
+});
 
 // ---- small helpers ------------------------------------------------------------------------------------
 function el(tag, attrs = {}, ...children) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/ (git-ignored; sources stay in www/):
-#   dist/index.html + style.css + app.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
+#   dist/index.html + style.css + app.js + report.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
 #   dist/kinetoscope.html   ONE self-contained file (wasm, glue, worker, sample inlined) that works from file://
 #
 # usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
@@ -43,7 +43,7 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp/nomod" "$wasm"
 echo "== dist/"
 rm -rf dist
 mkdir -p dist/sample
-cp www/index.html www/style.css www/app.js www/worker.js dist/
+cp www/index.html www/style.css www/app.js www/report.js www/worker.js dist/
 cp -r www/pkg dist/pkg
 name=$(basename "$sample")
 install -m 0644 "$sample" "dist/sample/$name"
@@ -88,7 +88,7 @@ echo "== dist/kinetoscope.html (single file)"
 python3 - "$tmp/nomod/kinetoscope.js" "$tmp/nomod/kinetoscope_bg.wasm" "dist/sample/$name" <<'PY'
 # Inlines style.css, the no-modules glue, the wasm (base64), the worker and the sample (base64) into
 # index.html. Each marker line below must occur exactly once; nothing inlined may close its <script>.
-import base64, html, os, sys
+import base64, html, os, re, sys
 glue_path, wasm_path, sample_path = sys.argv[1:4]
 read = lambda p: open(p, encoding="utf-8").read()
 b64 = lambda p: base64.b64encode(open(p, "rb").read()).decode("ascii")
@@ -106,6 +106,21 @@ def script(body, **attrs):
     a = "".join(f' {k.replace("_", "-")}="{html.escape(v)}"' for k, v in attrs.items())
     return f"<script{a}>\n{body}\n</script>"
 
+def inline_imports(src):
+    """Replaces each `import { a, b } from './m.js';` line by m.js run in its own scope, its
+    `export`ed names bound to a and b (our modules are flat: no imports of their own)."""
+    def one(m):
+        names, module = m.group(1), m.group(2)
+        body = re.sub(r"^export ", "", read(f"www/{module}"), flags=re.M)
+        if re.search(r"^\s*import\b", body, flags=re.M):
+            sys.exit(f"build.sh: www/{module} imports another module; inline_imports does not follow imports")
+        names = [n.strip() for n in names.split(",") if n.strip()]
+        return f"const {{ {', '.join(names)} }} = (() => {{ // www/{module}\n{body}\nreturn {{ {', '.join(names)} }};\n}})();"
+    out, n = re.subn(r"^import \{([^}]*)\} from '\./([\w.-]+\.js)';.*$", one, src, flags=re.M)
+    if re.search(r"^import\b", out, flags=re.M):
+        sys.exit("build.sh: www/app.js has an import inline_imports cannot inline")
+    return out
+
 page = read("www/index.html")
 parts = {
     '<link rel="stylesheet" href="style.css">': "<style>\n" + read("www/style.css") + "\n</style>",
@@ -116,7 +131,7 @@ parts = {
         script(worker, type="text/plain", id="worker-src"),
         script(read(glue_path), id="wasm-glue"),
         script(read("www/single-file.js")),
-        script(read("www/app.js"), type="module"),
+        script(inline_imports(read("www/app.js")), type="module"),
     ]),
 }
 for marker, replacement in parts.items():
@@ -129,7 +144,7 @@ PY
 size() { du -cb "$@" | tail -1 | cut -f1; }
 echo "== built in $((SECONDS - t0)) s"
 printf '   dist/ (index.html + assets + pkg/): %s bytes (wasm %s)\n' \
-  "$(size dist/index.html dist/style.css dist/app.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
+  "$(size dist/index.html dist/style.css dist/app.js dist/report.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
 printf '   dist/kinetoscope.html (single file, opens from file://): %s bytes\n' "$(size dist/kinetoscope.html)"
 
 if [ -n "$serve" ]; then

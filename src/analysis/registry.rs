@@ -195,25 +195,8 @@ pub struct Context<'a> {
 impl<'a> Context<'a> {
     /// Frames of `trace`; `ranks` selects rank numbers (`None`: all). Unknown ranks are errors.
     pub fn new(trace: &'a Trace, hta: bool, ranks: Option<&[i64]>) -> Result<Context<'a>, AnalysisError> {
+        let selected = select_ranks(trace, ranks)?;
         let frames = hta_frames(trace, &HtaFrameOptions { exact: !hta, ..Default::default() });
-        let selected = match ranks {
-            None => (0..trace.ranks.len()).collect(),
-            Some(want) => {
-                let mut sel = Vec::new();
-                for &w in want {
-                    match trace.ranks.iter().position(|r| i64::from(r.rank) == w) {
-                        Some(p) if !sel.contains(&p) => sel.push(p),
-                        Some(_) => {}
-                        None => {
-                            let have: Vec<String> = trace.ranks.iter().map(|r| r.rank.to_string()).collect();
-                            return fail(format!("rank {w} is not in the trace (ranks: {})", have.join(", ")));
-                        }
-                    }
-                }
-                sel.sort_unstable();
-                sel
-            }
-        };
         Ok(Context { trace, frames, hta, selected })
     }
 
@@ -221,6 +204,25 @@ impl<'a> Context<'a> {
     pub fn ranks(&self) -> impl Iterator<Item = (&super::hta_frame::HtaFrame, &'a crate::model::RankTrace)> + '_ {
         self.selected.iter().map(|&p| (&self.frames.ranks[p], &self.trace.ranks[p]))
     }
+}
+
+/// Positions (in `trace.ranks`) of the rank numbers `ranks` (`None`: all), in rank order,
+/// without duplicates. A rank the trace does not have is an error naming the ones it has.
+pub fn select_ranks(trace: &Trace, ranks: Option<&[i64]>) -> Result<Vec<usize>, AnalysisError> {
+    let Some(want) = ranks else { return Ok((0..trace.ranks.len()).collect()) };
+    let mut sel = Vec::new();
+    for &w in want {
+        match trace.ranks.iter().position(|r| i64::from(r.rank) == w) {
+            Some(p) if !sel.contains(&p) => sel.push(p),
+            Some(_) => {}
+            None => {
+                let have: Vec<String> = trace.ranks.iter().map(|r| r.rank.to_string()).collect();
+                return fail(format!("rank {w} is not in the trace (ranks: {})", have.join(", ")));
+            }
+        }
+    }
+    sel.sort_unstable();
+    Ok(sel)
 }
 
 /// One analysis.

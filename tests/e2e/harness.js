@@ -154,3 +154,98 @@ export const canvasInk = (page, id) => page.evaluate((id) => {
   for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) n++;
   return n;
 }, id);
+
+// ---- analysis panels ---------------------------------------------------------------------------------
+
+/** Runs the CLI with `args` inside `dir`: {status, stdout, stderr} (never throws on a failing exit). */
+export function cliRun(dir, args) {
+  if (!existsSync(cli)) throw new Error(`${cli} is missing: run cargo build --release first`);
+  try {
+    const stdout = execFileSync(cli, args, { cwd: dir, encoding: 'utf8', maxBuffer: 256 << 20, stdio: ['ignore', 'pipe', 'pipe'] });
+    return { status: 0, stdout, stderr: '' };
+  } catch (e) {
+    if (typeof e.status !== 'number') throw e;
+    return { status: e.status, stdout: String(e.stdout), stderr: String(e.stderr) };
+  }
+}
+
+/** `kinetoscope NAME --json ARGS…` in `dir`: {status, json: {tables: {name: [row objects]}, notes}, stderr,
+ * message (the error the CLI printed, without its `kinetoscope: ` prefix)}; numbers are Num. */
+export function cliAnalysis(dir, name, args) {
+  const r = cliRun(dir, [name, '--json', ...args]);
+  return { ...r, json: r.status === 0 ? parseExact(r.stdout) : null, message: r.stderr.trim().replace(/^kinetoscope: /, '') };
+}
+
+/** The analysis subcommands of the CLI, in order: the commands whose help says which HTA API they match
+ * (what src/cli/analysis.rs writes for each entry of the registry). */
+export function cliAnalyses() {
+  const help = cliRun(repoRoot, ['--help']).stdout;
+  const commands = help.split(/\n\s*\n/).find((block) => block.startsWith('Commands:'))
+    .split('\n').slice(1).map((line) => line.trim().split(/\s+/)[0]).filter((c) => c && c !== 'help');
+  return commands.filter((c) => cliRun(repoRoot, [c, '--help']).stdout.includes('Matches HolisticTraceAnalysis'));
+}
+
+/** How a panel must show one cell of the CLI's JSON rows. */
+export const cellText = (v) => (v instanceof Num ? v.src : v === null || v === undefined ? '\u2014' : String(v));
+
+/** The CLI's rows of one table as the page must show them, in the page's column order. */
+export const expectedCells = (rows, columns) => rows.map((row) => columns.map((c) => cellText(row[c])));
+
+/** Clicks the tab of `name` and waits for its panel to finish running. */
+export async function openTab(page, name, timeout = 60_000) {
+  await page.click(`#tabs [data-tab="${name}"]`);
+  return waitPanel(page, name, timeout);
+}
+
+/** Waits until the panel of `name` is neither idle nor running, then reads it. */
+export async function waitPanel(page, name, timeout = 60_000) {
+  await page.waitForFunction((name) => ['done', 'error'].includes(document.getElementById(`panel-${name}`)?.dataset.state),
+    name, { timeout });
+  return readPanel(page, name);
+}
+
+/** What the panel of analysis `name` shows, as text. */
+export function readPanel(page, name) {
+  return page.evaluate((name) => {
+    const p = document.getElementById(`panel-${name}`);
+    const err = p.querySelector('.panel-error');
+    return {
+      visible: !p.hidden && p.offsetParent !== null,
+      state: p.dataset.state,
+      status: p.querySelector('.run-status').textContent,
+      error: err.hidden ? null : err.textContent,
+      notes: [...p.querySelectorAll('.notes li')].map((li) => li.textContent),
+      files: [...p.querySelectorAll('[data-file]')].map((b) => b.dataset.file),
+      options: Object.fromEntries([...p.querySelectorAll('[data-opt]')].map((i) => [i.dataset.opt, i.type === 'checkbox' ? String(i.checked) : i.value])),
+      charts: [...p.querySelectorAll('.chart canvas')].map((c) => ({ id: c.id, drawn: c.dataset.drawn === '1' })),
+      tables: [...p.querySelectorAll('table.report')].map((t) => {
+        const view = t.closest('.table-view');
+        const filter = view.querySelector('.stream-filter');
+        return {
+          name: t.dataset.table,
+          columns: [...t.tHead.rows[0].cells].map((th) => th.dataset.col),
+          sort: [...t.tHead.rows[0].cells].map((th) => th.getAttribute('aria-sort')),
+          rows: [...t.tBodies[0].rows].map((tr) => [...tr.cells].map((td) => td.textContent)),
+          count: view.querySelector('.rows').textContent,
+          truncated: !view.querySelector('.truncated').hidden,
+          streams: filter ? [...filter.options].map((o) => o.value).filter(Boolean) : null,
+        };
+      }),
+    };
+  }, name);
+}
+
+/** Clicks `selector` and returns the download it starts: {name, bytes}. */
+export async function download(page, selector) {
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return { name: dl.suggestedFilename(), bytes: readFileSync(await dl.path()) };
+}
+
+/** A canvas' size and how many of its pixels are not background (white or transparent). */
+export const canvasStats = (page, id) => page.evaluate((id) => {
+  const c = document.getElementById(id);
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  let ink = 0;
+  for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) ink++;
+  return { ink, total: c.width * c.height };
+}, id);

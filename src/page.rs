@@ -1,0 +1,272 @@
+//! What the web page asks of the library, as plain Rust (compiled everywhere and tested natively;
+//! `web.rs` only binds it to wasm). The page knows nothing about analyses: it lists them from
+//! [`analyses_json`] (the registry), runs them through a [`Workspace`] in its Web Worker and shows
+//! the JSON of [`Workspace::run_json`] as is.
+//!
+//! The JSON of a run:
+//!
+//! ```text
+//! {"analysis": "temporal", "hta": false, "ranks": [0, 1], "params": {"name": "text"},
+//!  "tables": [{"name": "temporal_breakdown", "rows": 2,
+//!              "columns": [{"name": "rank", "unit": "none", "values": [0, 1]}, ...],
+//!              "csv": "rank,...\n0,...\n"}],
+//!  "charts": [<Chart>...], "notes": ["..."], "files": [{"name": "x.json.gz", "bytes": 123}]}
+//! ```
+//!
+//! Numbers are serde_json's text (the CLI's `--json` prints the same), `NaN` is `null`; `csv` is
+//! [`Table::to_csv`] (what the CLI's `--csv` and `--out` write), so the page never formats a CSV.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use crate::analysis::hta_frame::{hta_frames, HtaFrameOptions, HtaFrames};
+use crate::analysis::registry::{self, parse_int_list, select_ranks, AnalysisError, Context, Opt, Params};
+use crate::analysis::report::{Chart, ReportFile};
+use crate::model::Trace;
+use crate::table::Table;
+
+/// One analysis as the page lists it (a tab with an options form).
+#[derive(Debug, Serialize)]
+struct AnalysisInfo {
+    name: &'static str,
+    title: &'static str,
+    about: &'static str,
+    hta_api: &'static str,
+    options: &'static [Opt],
+}
+
+/// Every analysis of the registry, in order:
+/// `[{name, title, about, hta_api, options: [{name, kind, default, help}]}]`.
+pub fn analyses_json() -> String {
+    let list: Vec<AnalysisInfo> = registry::ANALYSES
+        .iter()
+        .map(|a| AnalysisInfo { name: a.name, title: a.title, about: a.about, hta_api: a.hta_api, options: a.options })
+        .collect();
+    serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
+}
+
+/// A table with its row count and CSV text.
+#[derive(Serialize)]
+struct PageTable<'a> {
+    #[serde(flatten)]
+    table: &'a Table,
+    rows: usize,
+    csv: String,
+}
+
+/// A produced file: name and size in bytes (the bytes come from [`Workspace::file`]).
+#[derive(Serialize)]
+struct PageFile<'a> {
+    name: &'a str,
+    bytes: usize,
+}
+
+/// The JSON of one run (module docs).
+#[derive(Serialize)]
+struct PageReport<'a> {
+    analysis: &'a str,
+    hta: bool,
+    ranks: Vec<u32>,
+    params: BTreeMap<&'a str, &'a str>,
+    tables: Vec<PageTable<'a>>,
+    charts: &'a [Chart],
+    notes: &'a [String],
+    files: Vec<PageFile<'a>>,
+}
+
+/// A loaded trace and what runs on it keep: the frames of the last mode used (built once per
+/// mode switch, not per run) and the files each analysis produced in its last run.
+#[derive(Debug)]
+pub struct Workspace {
+    trace: Trace,
+    frames: Option<HtaFrames>,
+    frames_built: usize,
+    files: BTreeMap<String, Vec<ReportFile>>,
+}
+
+impl Workspace {
+    /// A workspace over `trace`.
+    pub fn new(trace: Trace) -> Workspace {
+        Workspace { trace, frames: None, frames_built: 0, files: BTreeMap::new() }
+    }
+
+    /// The trace.
+    pub fn trace(&self) -> &Trace {
+        &self.trace
+    }
+
+    /// How many times frames were built (once per switch between HTA and default mode).
+    pub fn frames_built(&self) -> usize {
+        self.frames_built
+    }
+
+    /// Runs analysis `name` with options `params_json` (a JSON object of option name → value as
+    /// text, number or bool; missing options take their defaults), on the ranks `ranks_text`
+    /// (`0,2-5`; empty = all), in HTA mode or not. Returns the run's JSON (module docs).
+    pub fn run_json(&mut self, name: &str, params_json: &str, ranks_text: &str, hta: bool) -> Result<String, AnalysisError> {
+        let a = registry::find(name).ok_or_else(|| AnalysisError(format!("unknown analysis '{name}'")))?;
+        let given = option_texts(params_json)?;
+        let params = Params::new(a.options, given.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+        let ranks = parse_int_list(ranks_text).map_err(|e| AnalysisError(format!("ranks: {e}")))?;
+        let selected = select_ranks(&self.trace, ranks.as_deref())?;
+
+        let frames = match self.frames.take() {
+            Some(f) if f.exact != hta => f, // exact frames are the default mode's
+            _ => {
+                self.frames = None; // the old mode's frames go before the new ones are built
+                self.frames_built += 1;
+                hta_frames(&self.trace, &HtaFrameOptions { exact: !hta, ..Default::default() })
+            }
+        };
+        let ctx = Context { trace: &self.trace, frames, hta, selected };
+        let result = (a.run)(&ctx, &params);
+        let ranks: Vec<u32> = ctx.selected.iter().map(|&p| self.trace.ranks[p].rank).collect();
+        self.frames = Some(ctx.frames);
+        let mut report = match result {
+            Ok(r) => r,
+            Err(e) => {
+                self.files.remove(a.name);
+                return Err(e);
+            }
+        };
+
+        let json = serde_json::to_string(&PageReport {
+            analysis: a.name,
+            hta,
+            ranks,
+            params: params.iter().collect(),
+            tables: report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
+            charts: &report.charts,
+            notes: &report.notes,
+            files: report.files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
+        })
+        .map_err(|e| AnalysisError(format!("could not write the report as JSON: {e}")))?;
+        self.files.insert(a.name.to_string(), std::mem::take(&mut report.files));
+        Ok(json)
+    }
+
+    /// The bytes of file `name` produced by the last run of `analysis`.
+    pub fn file(&self, analysis: &str, name: &str) -> Option<&[u8]> {
+        self.files.get(analysis)?.iter().find(|f| f.name == name).map(|f| f.bytes.as_slice())
+    }
+}
+
+/// `{"name": value}` → `(name, text)` pairs; `null` values are left out (= default).
+fn option_texts(params_json: &str) -> Result<Vec<(String, String)>, AnalysisError> {
+    if params_json.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    let bad = |why: String| AnalysisError(format!("options: {why}"));
+    let v: serde_json::Value = serde_json::from_str(params_json).map_err(|e| bad(e.to_string()))?;
+    let serde_json::Value::Object(map) = v else { return Err(bad("expected a JSON object".into())) };
+    let mut out = Vec::new();
+    for (k, v) in map {
+        let text = match v {
+            serde_json::Value::Null => continue,
+            serde_json::Value::String(s) => s,
+            serde_json::Value::Bool(b) => b.to_string(),
+            serde_json::Value::Number(n) => n.to_string(),
+            other => return Err(bad(format!("option '{k}': expected text, a number or a bool, found {other}"))),
+        };
+        out.push((k, text));
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::read::read_all;
+
+    /// Two ranks; rank 0 has a compute kernel and a memcpy, rank 1 only a CPU op.
+    fn trace() -> Trace {
+        let r0 = br#"{"distributedInfo": {"rank": 0}, "traceEvents": [
+            {"ph": "X", "cat": "kernel", "name": "gemm", "ts": 10, "dur": 5, "pid": 0, "tid": 7, "args": {"stream": 7, "correlation": 1}},
+            {"ph": "X", "cat": "gpu_memcpy", "name": "Memcpy HtoD", "ts": 20, "dur": 2, "pid": 0, "tid": 7, "args": {"stream": 7, "correlation": 2}}]}"#;
+        let r1 = br#"{"distributedInfo": {"rank": 1}, "traceEvents": [
+            {"ph": "X", "cat": "cpu_op", "name": "aten::add", "ts": 1, "dur": 3, "pid": 1, "tid": 1}]}"#;
+        read_all(&[("r0.json", &r0[..]), ("r1.json", &r1[..])]).unwrap()
+    }
+
+    #[test]
+    fn analyses_list_the_registry_with_options() {
+        let v: serde_json::Value = serde_json::from_str(&analyses_json()).unwrap();
+        let list = v.as_array().unwrap();
+        assert_eq!(list.len(), registry::ANALYSES.len());
+        for (item, a) in list.iter().zip(registry::ANALYSES) {
+            assert_eq!(item["name"], a.name);
+            assert_eq!(item["title"], a.title);
+            assert_eq!(item["options"].as_array().unwrap().len(), a.options.len());
+            for (o, spec) in item["options"].as_array().unwrap().iter().zip(a.options) {
+                assert_eq!(o["name"], spec.name);
+                assert_eq!(o["default"], spec.default);
+                assert!(o["kind"].is_string());
+            }
+        }
+    }
+
+    #[test]
+    fn run_gives_tables_with_csv_charts_notes_and_selected_ranks() {
+        let mut w = Workspace::new(trace());
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "{}", "", false).unwrap()).unwrap();
+        assert_eq!(v["analysis"], "temporal");
+        assert_eq!(v["ranks"], serde_json::json!([0, 1]));
+        let t = &v["tables"][0];
+        assert_eq!(t["name"], "temporal_breakdown");
+        assert_eq!(t["rows"], 2);
+        assert_eq!(t["columns"][0]["name"], "rank");
+        assert_eq!(t["columns"][0]["unit"], "none");
+        assert_eq!(t["columns"][0]["values"], serde_json::json!([0, 1]));
+        // rank 0: GPU from 10 to 22 us, busy 7 (compute 5), idle 5
+        assert_eq!(t["columns"][1]["name"], "idle_time(us)");
+        assert_eq!(t["columns"][1]["values"], serde_json::json!([5.0, 0.0]));
+        // rank 1 has no GPU events: percentages are NaN -> null, in the table and in the chart
+        assert_eq!(t["columns"][5]["values"][1], serde_json::Value::Null);
+        assert_eq!(v["charts"][0]["series"][0]["values"][1], serde_json::Value::Null);
+        assert_eq!(v["notes"], serde_json::json!(["rank 1 has no GPU events"]));
+        assert_eq!(
+            t["csv"],
+            "rank,idle_time(us),compute_time(us),non_compute_time(us),kernel_time(us),idle_time_pctg,compute_time_pctg,non_compute_time_pctg\n\
+             0,5.0,5.0,2.0,12.0,41.67,41.67,16.67\n1,0.0,0.0,0.0,0.0,,,\n"
+        );
+        assert_eq!(v["files"], serde_json::json!([]));
+
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "", "1", false).unwrap()).unwrap();
+        assert_eq!(v["ranks"], serde_json::json!([1]));
+        assert_eq!(v["tables"][0]["rows"], 1);
+    }
+
+    #[test]
+    fn frames_are_built_once_per_mode_switch() {
+        let mut w = Workspace::new(trace());
+        w.run_json("temporal", "{}", "", false).unwrap();
+        w.run_json("temporal", "{}", "0", false).unwrap();
+        assert_eq!(w.frames_built(), 1);
+        // HTA mode raises on the rank without GPU events; the frames stay cached all the same
+        let e = w.run_json("temporal", "{}", "", true).unwrap_err();
+        assert!(e.0.contains("HTA 0.5.0 raises"), "{e}");
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "{}", "0", true).unwrap()).unwrap();
+        assert_eq!(v["hta"], true);
+        assert_eq!(w.frames_built(), 2);
+        w.run_json("temporal", "{}", "", false).unwrap();
+        assert_eq!(w.frames_built(), 3);
+    }
+
+    #[test]
+    fn bad_input_is_an_error_not_a_panic() {
+        let mut w = Workspace::new(trace());
+        assert_eq!(w.run_json("nope", "{}", "", false).unwrap_err().0, "unknown analysis 'nope'");
+        assert_eq!(w.run_json("temporal", "{}", "7", false).unwrap_err().0, "rank 7 is not in the trace (ranks: 0, 1)");
+        assert!(w.run_json("temporal", "{}", "x", false).unwrap_err().0.starts_with("ranks: "));
+        assert!(w.run_json("temporal", "[1]", "", false).unwrap_err().0.starts_with("options: "));
+        assert!(w.run_json("temporal", r#"{"bogus": 1}"#, "", false).unwrap_err().0.starts_with("unknown option 'bogus'"));
+        assert!(w.file("temporal", "x").is_none());
+    }
+
+    #[test]
+    fn option_values_become_text() {
+        let got = option_texts(r#"{"a": "1e9", "b": 0.5, "c": true, "d": null}"#).unwrap();
+        assert_eq!(got, vec![("a".into(), "1e9".into()), ("b".into(), "0.5".into()), ("c".into(), "true".into())]);
+    }
+}
