@@ -417,6 +417,31 @@ fn hex4(raw: &[u8], i: usize) -> Option<u32> {
     u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok()
 }
 
+/// Elements of a raw JSON array (as returned in [`JVal::Array`]).
+pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
+    let mut i = ws(raw, 0);
+    if raw.get(i) != Some(&b'[') {
+        return Err(JsonError { at: i, expected: "'['" });
+    }
+    // Reuse the object reader's value parser on the same bytes.
+    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
+    let mut out = Vec::new();
+    i = ws(raw, i + 1);
+    if raw.get(i) == Some(&b']') {
+        return Ok(out);
+    }
+    loop {
+        let (v, after) = r.value(i)?;
+        out.push(v);
+        i = ws(raw, after);
+        match raw.get(i) {
+            Some(b',') => i = ws(raw, i + 1),
+            Some(b']') => return Ok(out),
+            _ => return Err(JsonError { at: i, expected: "',' or ']'" }),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -450,30 +475,5 @@ mod tests {
         while r.next_entry().unwrap().is_some() {}
         assert!(r.stray_comma);
         assert_eq!(unescape(br"\ud83d\ude00").unwrap(), "😀");
-    }
-}
-
-/// Elements of a raw JSON array (as returned in [`JVal::Array`]).
-pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
-    let mut i = ws(raw, 0);
-    if raw.get(i) != Some(&b'[') {
-        return Err(JsonError { at: i, expected: "'['" });
-    }
-    // Reuse the object reader's value parser on the same bytes.
-    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
-    let mut out = Vec::new();
-    i = ws(raw, i + 1);
-    if raw.get(i) == Some(&b']') {
-        return Ok(out);
-    }
-    loop {
-        let (v, after) = r.value(i)?;
-        out.push(v);
-        i = ws(raw, after);
-        match raw.get(i) {
-            Some(b',') => i = ws(raw, i + 1),
-            Some(b']') => return Ok(out),
-            _ => return Err(JsonError { at: i, expected: "',' or ']'" }),
-        }
     }
 }
