@@ -7,7 +7,7 @@
 //!    pid is the integer 0 for every row, or its tid is (HTA's `infer_device_type`).
 //! 2. Nodes are the thread's rows with `stream == -1`. Each row gives an open point at `ts`
 //!    and a close point at `ts + dur`; the points are sorted with HTA's comparator
-//!    ([`point_less`]): by time; at equal times a close comes before an open (touching events do
+//!    ([`hta_less`], shared with [`super::call_graph`]): by time; at equal times a close comes before an open (touching events do
 //!    not nest), of two opens the longer one first, of two closes the shorter one first, equal
 //!    lengths by `index`; zero-length events sit inside whatever opens or closes at their time.
 //! 3. A sweep pushes on open (the parent is the top of the stack) and pops on close.
@@ -17,6 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
+use super::call_graph::{hta_less, Endpoint};
 use super::hta_frame::HtaFrame;
 use crate::model::{IdValue, RankTrace};
 
@@ -38,46 +39,6 @@ pub struct CallStacks {
 pub struct CallStackError {
     /// `index` of one of the two events.
     pub index: u32,
-}
-
-/// One end of an event: (frame row, `index`, duration ns, open?, time ns).
-#[derive(Debug, Clone, Copy)]
-struct Point {
-    row: usize,
-    index: u32,
-    dur: i64,
-    open: bool,
-    time: i64,
-}
-
-/// HTA's `_less_than` (`trace_call_stack.py`); `Err` where it raises.
-fn point_less(x: &Point, y: &Point) -> Result<bool, CallStackError> {
-    if x.time != y.time {
-        return Ok(x.time < y.time);
-    }
-    if x.index == y.index {
-        return Ok(x.open);
-    }
-    if x.dur == 0 || y.dur == 0 {
-        return Ok(match (x.dur, y.dur) {
-            (0, d) if d > 0 => !y.open,
-            (d, 0) if d > 0 => x.open,
-            (0, 0) => match (x.open, y.open) {
-                (true, true) => x.index < y.index,
-                (false, false) => x.index > y.index,
-                _ => x.open,
-            },
-            _ => return Err(CallStackError { index: x.index }),
-        });
-    }
-    Ok(match (x.open, y.open) {
-        (false, true) => true,
-        (true, false) => false,
-        (true, true) if x.dur != y.dur => x.dur > y.dur,
-        (false, false) if x.dur != y.dur => x.dur < y.dur,
-        (true, true) => x.index < y.index,
-        (false, false) => x.index > y.index,
-    })
 }
 
 /// Stable merge sort driven by a fallible `less` (Python's `sorted` only asks `<`, and a
@@ -124,24 +85,23 @@ impl CallStacks {
             if gpu {
                 continue;
             }
-            let mut points: Vec<Point> = Vec::new();
+            // (frame row, end) pairs
+            let mut points: Vec<(usize, Endpoint)> = Vec::new();
             for &i in rows.iter().filter(|&&i| f.stream[i] == -1) {
-                let (ts, dur) = (f.ts_ns[i], f.dur_ns[i]);
-                points.push(Point { row: i, index: f.index[i], dur, open: true, time: ts });
-                points.push(Point { row: i, index: f.index[i], dur, open: false, time: ts + dur });
+                points.extend(Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i]).map(|e| (i, e)));
             }
             // the same starting order as HTA's pre-sort by time, so ties resolve alike
-            points.sort_by_key(|p| p.time);
-            merge_sort(&mut points, &|a, b| point_less(a, b))?;
+            points.sort_by_key(|p| p.1.time);
+            merge_sort(&mut points, &|a, b| hta_less(&a.1, &b.1).map_err(|_| CallStackError { index: a.1.index as u32 }))?;
             let mut stack: Vec<usize> = Vec::new();
-            for p in points {
-                if p.open {
-                    if out.is_node[p.row] {
+            for (row, end) in points {
+                if end.open {
+                    if out.is_node[row] {
                         continue; // HTA: "node already exists"
                     }
-                    out.is_node[p.row] = true;
-                    out.parent[p.row] = stack.last().copied().unwrap_or(ROOT);
-                    stack.push(p.row);
+                    out.is_node[row] = true;
+                    out.parent[row] = stack.last().copied().unwrap_or(ROOT);
+                    stack.push(row);
                 } else {
                     stack.pop();
                 }
@@ -171,12 +131,14 @@ impl CallStacks {
 mod tests {
     use super::*;
 
-    fn p(index: u32, dur: i64, open: bool, time: i64) -> Point {
-        Point { row: index as usize, index, dur, open, time }
+    fn p(index: i64, dur: i64, open: bool, time: i64) -> Endpoint {
+        Endpoint { index, dur, open, time }
     }
 
+    /// The comparator the stacks are sorted with ([`hta_less`]), on the cases they rely on.
     #[test]
     fn comparator_follows_hta() {
+        let point_less = hta_less;
         // close before open at the same time
         assert!(point_less(&p(1, 5, false, 10), &p(2, 5, true, 10)).unwrap());
         // longer opens first, shorter closes first
