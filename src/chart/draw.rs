@@ -1,6 +1,8 @@
 //! Draws an analysis' [`Chart`] with plotters on any backend: the page's canvas and the CLI's
 //! SVG go through this one function, so both show the same picture of the same numbers.
 
+use plotters::coord::ranged1d::SegmentedCoord;
+use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
@@ -79,19 +81,23 @@ fn finite(v: f64) -> f64 {
     }
 }
 
-fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
-    let n = categories.len().min(MAX_ITEMS);
-    if n == 0 || series.is_empty() {
-        return empty(area, title);
-    }
-    let totals: Vec<f64> = (0..n).map(|i| series.iter().map(|s| finite(s.values.get(i).copied().unwrap_or(0.0)).max(0.0)).sum()).collect();
-    let top = axis_max(totals.iter().copied().fold(0.0, f64::max));
+/// Axes of a bar chart: one segment per category (labels cut to 14 characters), values `y` on
+/// the vertical axis. `categories` must not be empty.
+fn category_axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    y: std::ops::Range<f64>,
+) -> Result<ChartContext<'a, DB, Cartesian2d<SegmentedCoord<RangedCoordusize>, RangedCoordf64>>, String> {
+    let n = categories.len();
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), 0.0..top)
+        .build_cartesian_2d((0..n - 1).into_segmented(), y)
         .map_err(e2s)?;
     chart
         .configure_mesh()
@@ -105,6 +111,17 @@ fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
         })
         .draw()
         .map_err(e2s)?;
+    Ok(chart)
+}
+
+fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
+    let n = categories.len().min(MAX_ITEMS);
+    if n == 0 || series.is_empty() {
+        return empty(area, title);
+    }
+    let totals: Vec<f64> = (0..n).map(|i| series.iter().map(|s| finite(s.values.get(i).copied().unwrap_or(0.0)).max(0.0)).sum()).collect();
+    let top = axis_max(totals.iter().copied().fold(0.0, f64::max));
+    let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], 0.0..top)?;
     let mut base = vec![0.0; n];
     for (k, s) in series.iter().enumerate() {
         let c = color(k);
@@ -140,25 +157,7 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label:
     }
     let hi = (0..n).map(|i| finite(values[i]).max(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.1)))).fold(0.0, f64::max);
     let lo = (0..n).map(|i| finite(values[i]).min(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.0)))).fold(0.0, f64::min);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), (if lo < 0.0 { lo * 1.08 } else { 0.0 })..axis_max(hi))
-        .map_err(e2s)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_labels(n.min(30))
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => categories.get(*i).map(|c| short(c, 14)).unwrap_or_default(),
-            _ => String::new(),
-        })
-        .draw()
-        .map_err(e2s)?;
+    let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], (if lo < 0.0 { lo * 1.08 } else { 0.0 })..axis_max(hi))?;
     chart.draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data((0..n).map(|i| (i, finite(values[i]))))).map_err(e2s)?;
     if let Some(errors) = errors {
         chart
