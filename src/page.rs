@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::analysis::hta_frame::{hta_frames, HtaFrameOptions, HtaFrames};
+use crate::analysis::hta_frame::HtaFrames;
 use crate::analysis::registry::{self, parse_int_list, select_ranks, AnalysisError, Context, Opt, Params};
 use crate::analysis::report::{Chart, ReportFile};
 use crate::model::Trace;
@@ -111,18 +111,16 @@ impl Workspace {
         let ranks = parse_int_list(ranks_text).map_err(|e| AnalysisError(format!("ranks: {e}")))?;
         let selected = select_ranks(&self.trace, ranks.as_deref())?;
 
-        let frames = match self.frames.take() {
-            Some(f) if f.exact != hta => f, // exact frames are the default mode's
-            _ => {
-                self.frames = None; // the old mode's frames go before the new ones are built
-                self.frames_built += 1;
-                hta_frames(&self.trace, &HtaFrameOptions { exact: !hta, ..Default::default() })
-            }
-        };
-        let ctx = Context { trace: &self.trace, frames, hta, selected };
+        // exact frames are the default mode's; the old mode's frames go before new ones are built
+        let cached = self.frames.take().filter(|f| f.exact != hta);
+        let had = cached.is_some();
+        let ctx = Context::with_frames(&self.trace, cached, hta, selected);
         let result = (a.run)(&ctx, &params);
         let ranks: Vec<u32> = ctx.selected.iter().map(|&p| self.trace.ranks[p].rank).collect();
-        self.frames = Some(ctx.frames);
+        self.frames = ctx.into_frames();
+        if !had && self.frames.is_some() {
+            self.frames_built += 1;
+        }
         let mut report = match result {
             Ok(r) => r,
             Err(e) => {

@@ -86,9 +86,9 @@ impl TimeSeries {
 /// HTA's `min_ts` (µs) with `--hta`, else the exact offset between the model and the frames.
 fn clock_offset_ns(ctx: &Context<'_>) -> i64 {
     if ctx.hta {
-        return ctx.frames.min_ts_us.unwrap_or(0) * 1000;
+        return ctx.frames().min_ts_us.unwrap_or(0) * 1000;
     }
-    ctx.frames.ranks.iter().zip(&ctx.trace.ranks).find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0])).unwrap_or(0)
+    ctx.frames().ranks.iter().zip(&ctx.trace.ranks).find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0])).unwrap_or(0)
 }
 
 /// The counter samples of each selected rank (ranks without any are left out), in HTA's order:
@@ -97,7 +97,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
     let offset = clock_offset_ns(ctx);
     let mut out = Vec::new();
     for &pos in &ctx.selected {
-        let (f, r) = (&ctx.frames.ranks[pos], &ctx.trace.ranks[pos]);
+        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
         let mut samples = Vec::new();
         if series.queue_length {
             for p in queue_points(f, r, ctx.hta)? {

@@ -149,7 +149,7 @@ fn int_or_float(v: Vec<f64>) -> Values {
 
 fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
     let mut report = Report::default();
-    let any_range = ctx.frames.ranks.iter().zip(&ctx.trace.ranks).any(|(f, r)| (0..f.len()).any(|i| is_range(f, r, i, ctx.hta)));
+    let any_range = ctx.frames().ranks.iter().zip(&ctx.trace.ranks).any(|(f, r)| (0..f.len()).any(|i| is_range(f, r, i, ctx.hta)));
     if !any_range {
         report.notes.push("no cuda_profiler_range events: the trace was not recorded in CUPTI range-profiler mode".into());
         return Ok(report);

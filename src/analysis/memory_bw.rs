@@ -116,7 +116,7 @@ pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> 
 pub fn memory_bw(ctx: &Context<'_>) -> Vec<RankBw> {
     ctx.selected
         .iter()
-        .map(|&pos| RankBw { rank: ctx.frames.ranks[pos].rank, pos, points: memory_bw_points(&ctx.frames.ranks[pos], &ctx.trace.ranks[pos], ctx.hta) })
+        .map(|&pos| RankBw { rank: ctx.frames().ranks[pos].rank, pos, points: memory_bw_points(&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta) })
         .filter(|b| !b.points.is_empty())
         .collect()
 }
@@ -171,7 +171,7 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
     let (mut ranks, mut names, mut stats) = (Vec::new(), Vec::new(), Vec::new());
     let mut lines = Vec::new();
     for b in &series {
-        let (f, r) = (&ctx.frames.ranks[b.pos], &ctx.trace.ranks[b.pos]);
+        let (f, r) = (&ctx.frames().ranks[b.pos], &ctx.trace.ranks[b.pos]);
         report.tables.extend(series_tables(b, f, r, ctx.hta));
         for (name, d) in memory_bw_summary(b, ctx.hta) {
             ranks.push(i64::from(b.rank));
@@ -186,7 +186,7 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
     }
     for &pos in &ctx.selected {
         if !series.iter().any(|b| b.pos == pos) {
-            report.notes.push(format!("rank {} has no memcpy/memset on a GPU stream", ctx.frames.ranks[pos].rank));
+            report.notes.push(format!("rank {} has no memcpy/memset on a GPU stream", ctx.frames().ranks[pos].rank));
         }
     }
     if !series.is_empty() {

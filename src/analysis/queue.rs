@@ -197,7 +197,7 @@ fn is_queued_work(kind: Kind) -> bool {
 pub fn queue_length(ctx: &Context<'_>) -> Result<Vec<RankQueue>, AnalysisError> {
     let mut out = Vec::new();
     for &pos in &ctx.selected {
-        let (f, r) = (&ctx.frames.ranks[pos], &ctx.trace.ranks[pos]);
+        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
         let points = queue_points(f, r, ctx.hta)?;
         if !points.is_empty() {
             out.push(RankQueue { rank: f.rank, pos, points });
@@ -323,7 +323,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let mut lines = Vec::new();
     let mut blocked_raises = false;
     for q in &series {
-        let (f, r) = (&ctx.frames.ranks[q.pos], &ctx.trace.ranks[q.pos]);
+        let (f, r) = (&ctx.frames().ranks[q.pos], &ctx.trace.ranks[q.pos]);
         report.tables.extend(series_tables(q, f, r, ctx.hta));
         for (stream, d) in queue_length_summary(q, ctx.hta) {
             s_ranks.push(i64::from(q.rank));
@@ -344,7 +344,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     for &pos in &ctx.selected {
         if !series.iter().any(|q| q.pos == pos) {
-            report.notes.push(format!("rank {} has no kernel launches", ctx.frames.ranks[pos].rank));
+            report.notes.push(format!("rank {} has no kernel launches", ctx.frames().ranks[pos].rank));
         }
     }
     if !s_stats.is_empty() {

@@ -184,8 +184,9 @@ fn check(o: &Opt, v: &str) -> Result<(), AnalysisError> {
 pub struct Context<'a> {
     /// The trace.
     pub trace: &'a Trace,
-    /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]).
-    pub frames: HtaFrames,
+    /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]), built on first
+    /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
+    frames: std::cell::OnceCell<HtaFrames>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
     pub hta: bool,
     /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
@@ -196,13 +197,33 @@ impl<'a> Context<'a> {
     /// Frames of `trace`; `ranks` selects rank numbers (`None`: all). Unknown ranks are errors.
     pub fn new(trace: &'a Trace, hta: bool, ranks: Option<&[i64]>) -> Result<Context<'a>, AnalysisError> {
         let selected = select_ranks(trace, ranks)?;
-        let frames = hta_frames(trace, &HtaFrameOptions { exact: !hta, ..Default::default() });
-        Ok(Context { trace, frames, hta, selected })
+        Ok(Context::with_frames(trace, None, hta, selected))
+    }
+
+    /// A context over already-selected rank positions, reusing `frames` when given (they must
+    /// be of the same mode: exact frames for the default mode, HTA's for `hta`).
+    pub fn with_frames(trace: &'a Trace, frames: Option<HtaFrames>, hta: bool, selected: Vec<usize>) -> Context<'a> {
+        let cell = std::cell::OnceCell::new();
+        if let Some(f) = frames {
+            debug_assert_eq!(f.exact, !hta, "frames of the other mode");
+            let _ = cell.set(f);
+        }
+        Context { trace, frames: cell, hta, selected }
+    }
+
+    /// The frames, built now if no analysis needed them before.
+    pub fn frames(&self) -> &HtaFrames {
+        self.frames.get_or_init(|| hta_frames(self.trace, &HtaFrameOptions { exact: !self.hta, ..Default::default() }))
+    }
+
+    /// The frames if they were built (to keep them for the next run).
+    pub fn into_frames(self) -> Option<HtaFrames> {
+        self.frames.into_inner()
     }
 
     /// `(frame, rank trace)` of each selected rank, in rank order.
     pub fn ranks(&self) -> impl Iterator<Item = (&super::hta_frame::HtaFrame, &'a crate::model::RankTrace)> + '_ {
-        self.selected.iter().map(|&p| (&self.frames.ranks[p], &self.trace.ranks[p]))
+        self.selected.iter().map(|&p| (&self.frames().ranks[p], &self.trace.ranks[p]))
     }
 }
 
@@ -296,7 +317,7 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // frequent kernel sequences: the first two of these operators that name a row of the first
     // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {
-        let (f, r) = (&ctx.frames.ranks[first], &ctx.trace.ranks[first]);
+        let (f, r) = (&ctx.frames().ranks[first], &ctx.trace.ranks[first]);
         let present = |op: &&&str| f.name.iter().any(|&s| r.strings.get(s).contains(**op));
         for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {
             let mut params = vec![("operator_name", op.to_string())];
