@@ -9,6 +9,7 @@ pub mod call_stack;
 pub mod common;
 pub mod counters;
 pub mod cupti;
+pub mod decode;
 pub mod hta_frame;
 pub mod idle;
 pub mod kernels;

@@ -290,6 +290,8 @@ pub const ANALYSES: &[Analysis] = &[
     super::cupti::ANALYSIS,
     // frequent CUDA kernel sequences (SPEC §2.13)
     super::sequences::ANALYSIS,
+    // LLM decode steps (kernel_extractor's `stats`; no HTA counterpart)
+    super::decode::ANALYSIS,
 ];
 
 /// The analysis called `name`.
@@ -313,7 +315,7 @@ pub struct PlanStep {
 /// analysis with defaults, plus the oracle's extra variants.
 pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // analyses that run with defaults (those needing options get their steps below)
-    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences").map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences" && !a.hta_api.is_empty()).map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first
     // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {

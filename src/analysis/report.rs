@@ -114,6 +114,28 @@ pub enum Chart {
         /// Draw as a step function (a value holds until the next point).
         step: bool,
     },
+    /// Columns at numeric x positions (one per point), one colour per series: step durations by
+    /// step number, where there are far more columns than a category chart can label.
+    Columns {
+        /// Title.
+        title: String,
+        /// Label of the x axis.
+        x_label: String,
+        /// Label of the value axis (with unit).
+        y_label: String,
+        /// Series of `(x, height)` points.
+        series: Vec<Line>,
+    },
+    /// A waterfall: one row per bar `(label, start, end)`, top to bottom, and above them a lane
+    /// with the gaps of their union from 0 (bubbles) in red.
+    Waterfall {
+        /// Title.
+        title: String,
+        /// Label of the time axis (with unit).
+        x_label: String,
+        /// `(label, start, end)` per row.
+        bars: Vec<(String, f64, f64)>,
+    },
 }
 
 impl Chart {
@@ -124,9 +146,27 @@ impl Chart {
             | Chart::Bars { title, .. }
             | Chart::Pie { title, .. }
             | Chart::Histogram { title, .. }
-            | Chart::Lines { title, .. } => title,
+            | Chart::Lines { title, .. }
+            | Chart::Columns { title, .. }
+            | Chart::Waterfall { title, .. } => title,
         }
     }
+}
+
+/// The gaps of the union of `bars` (`(label, start, end)`) from 0 (or from the earliest start,
+/// if negative) to the last end: the idle intervals of a waterfall, in time order.
+pub fn union_gaps(bars: &[(String, f64, f64)]) -> Vec<(f64, f64)> {
+    let mut iv: Vec<(f64, f64)> = bars.iter().filter(|b| b.1.is_finite() && b.2.is_finite()).map(|b| (b.1, b.2)).collect();
+    iv.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut gaps = Vec::new();
+    let mut reached = iv.first().map_or(0.0, |f| f.0.min(0.0));
+    for (s, e) in iv {
+        if s > reached {
+            gaps.push((reached, s));
+        }
+        reached = reached.max(e);
+    }
+    gaps
 }
 
 /// Equal-width bins over `values` (`n` bins from min to max; the last bin includes the max).
@@ -159,6 +199,14 @@ mod tests {
         assert_eq!(b[4], (8.0, 10.0, 1));
         assert!(histogram_bins(&[], 3).is_empty());
         assert_eq!(histogram_bins(&[5.0, 5.0], 3)[0], (5.0, 6.0, 2));
+    }
+
+    #[test]
+    fn union_gaps_start_at_zero() {
+        let b = |s: f64, e: f64| ("k".to_string(), s, e);
+        assert_eq!(union_gaps(&[b(2.0, 5.0), b(4.0, 6.0), b(8.0, 9.0)]), vec![(0.0, 2.0), (6.0, 8.0)]);
+        assert_eq!(union_gaps(&[b(0.0, 1.0), b(1.0, 2.0)]), vec![]);
+        assert!(union_gaps(&[]).is_empty());
     }
 
     #[test]

@@ -6,7 +6,7 @@ use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::analysis::report::{Chart, Line, Series};
+use crate::analysis::report::{union_gaps, Chart, Line, Series};
 
 /// Default size of one chart, pixels.
 pub const SIZE: (u32, u32) = (900, 480);
@@ -55,6 +55,8 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) ->
         Chart::Pie { title, slices } => pie(area, title, slices),
         Chart::Histogram { title, x_label, bins } => histogram(area, title, x_label, bins),
         Chart::Lines { title, x_label, y_label, lines, step } => lines_chart(area, title, x_label, y_label, lines, *step),
+        Chart::Columns { title, x_label, y_label, series } => columns(area, title, x_label, y_label, series),
+        Chart::Waterfall { title, x_label, bars } => waterfall(area, title, x_label, bars),
     }
 }
 
@@ -248,6 +250,89 @@ fn lines_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x
         legend(&mut chart)?;
     }
     Ok(())
+}
+
+fn columns<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, series: &[Line]) -> Result<(), String> {
+    let pts = || series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
+    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else { return empty(area, title) };
+    let top = axis_max(pts().map(|p| p.1).fold(0.0, f64::max));
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..top)
+        .map_err(e2s)?;
+    // x positions are whole numbers (step numbers): no ticks between them
+    let whole = |x: &f64| if x.fract() == 0.0 { format!("{x}") } else { String::new() };
+    chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc(y_label).x_label_formatter(&whole).draw().map_err(e2s)?;
+    for (k, s) in series.iter().enumerate() {
+        let c = color(k);
+        let rects = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(move |&(x, y)| Rectangle::new([(x - 0.4, 0.0), (x + 0.4, y.max(0.0))], c.filled()));
+        chart.draw_series(rects).map_err(e2s)?.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+    }
+    if series.len() > 1 {
+        legend(&mut chart)?;
+    }
+    Ok(())
+}
+
+/// Rows of a waterfall that get a name on the axis; with more, the rows are only drawn.
+const MAX_WATERFALL_LABELS: usize = 40;
+
+fn waterfall<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, bars: &[(String, f64, f64)]) -> Result<(), String> {
+    let ok = |b: &&(String, f64, f64)| b.1.is_finite() && b.2.is_finite();
+    let (Some(x0), Some(x1)) = (bars.iter().filter(ok).map(|b| b.1).reduce(f64::min), bars.iter().filter(ok).map(|b| b.2).reduce(f64::max)) else { return empty(area, title) };
+    let (x0, x1) = (x0.min(0.0), if x1 > x0.min(0.0) { x1 } else { x0.min(0.0) + 1.0 });
+    // row i (top first) is centred on y = n − i; the bubble lane on y = n + 1
+    let n = bars.len();
+    let labelled = n <= MAX_WATERFALL_LABELS;
+    let label = |y: &f64| -> String {
+        let k = y.round();
+        if (y - k).abs() > 1e-6 || k < 1.0 {
+            return String::new();
+        }
+        let k = k as usize;
+        match k.cmp(&n) {
+            std::cmp::Ordering::Greater if k == n + 1 => "bubbles".into(),
+            std::cmp::Ordering::Greater => String::new(),
+            _ => short(&bars[n - k].0, 26),
+        }
+    };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(if labelled { 190 } else { 70 })
+        .build_cartesian_2d(x0..x1, 0.5..(n as f64 + 1.6))
+        .map_err(e2s)?;
+    chart
+        .configure_mesh()
+        .disable_y_mesh()
+        .x_desc(x_label)
+        .y_labels(if labelled { n + 2 } else { 2 })
+        .y_label_formatter(&|y| if labelled || y.round() as usize == n + 1 { label(y) } else { String::new() })
+        .draw()
+        .map_err(e2s)?;
+    let lane = n as f64 + 1.0;
+    chart.draw_series(std::iter::once(Rectangle::new([(x0, lane - 0.4), (x1, lane + 0.4)], RGBColor(220, 220, 220).filled()))).map_err(e2s)?;
+    let red = color(2);
+    chart
+        .draw_series(union_gaps(bars).into_iter().map(|(s, e)| Rectangle::new([(s, lane - 0.4), (e, lane + 0.4)], red.filled())))
+        .map_err(e2s)?
+        .label("bubble (no GPU operation running)")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], red.filled()));
+    let blue = color(0);
+    let h = if n > 200 { 0.5 } else { 0.4 };
+    chart
+        .draw_series(bars.iter().enumerate().filter(|(_, b)| ok(b)).map(|(i, b)| {
+            let y = (n - i) as f64;
+            Rectangle::new([(b.1, y - h), (b.2.max(b.1), y + h)], blue.filled())
+        }))
+        .map_err(e2s)?
+        .label("GPU operation (average start to average end)")
+        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], blue.filled()));
+    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.3)).position(SeriesLabelPosition::LowerLeft).draw().map_err(e2s)
 }
 
 /// Registers the chart font (call before drawing natively; cheap after the first call).

@@ -14,7 +14,7 @@ use kinetoscope::analysis::report::Report;
 pub fn command(a: &'static Analysis) -> Command {
     let mut c = Command::new(a.name)
         .about(a.about)
-        .long_about(format!("{}.\nMatches HolisticTraceAnalysis {}.", a.about, a.hta_api))
+        .long_about(if a.hta_api.is_empty() { format!("{}.", a.about) } else { format!("{}.\nMatches HolisticTraceAnalysis {}.", a.about, a.hta_api) })
         .arg(Arg::new("paths").required(true).num_args(1..).value_parser(clap::value_parser!(PathBuf)).help("Trace files or folders of per-rank traces"))
         .arg(Arg::new("ranks").long("ranks").value_name("LIST").help("Ranks to analyse, e.g. 0,2-5 (default: all)"))
         .arg(Arg::new("hta").long("hta").action(ArgAction::SetTrue).help("Reproduce HTA 0.5.0 exactly, including its documented bugs"))

@@ -3,6 +3,7 @@
 
 mod analysis;
 mod analyze;
+mod decode;
 mod info;
 mod input;
 
@@ -23,6 +24,10 @@ enum Command {
     Info(info::Args),
     /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
     Analyze(analyze::Args),
+    /// Per-operation timing of the average LLM decode step into a CSV (kernel_extractor's `stats`).
+    Stats(decode::StatsArgs),
+    /// GPU operations inside a time range into a CSV (kernel_extractor's `extract`).
+    Extract(decode::ExtractArgs),
 }
 
 /// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
@@ -51,5 +56,7 @@ pub fn run() -> anyhow::Result<()> {
     match Cli::from_arg_matches(&matches)?.command {
         Command::Info(a) => info::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Stats(a) => decode::run_stats(a),
+        Command::Extract(a) => decode::run_extract(a),
     }
 }
