@@ -133,7 +133,7 @@ fn call_graph_structure() {
     // frame rows are in file order here (one step symbol: no §1.9 filtering)
     for hta in [false, true] {
         let ctx = Context::new(&t, hta, None).unwrap();
-        let f = &ctx.frames.ranks[0];
+        let f = &ctx.frames().ranks[0];
         let g = CallGraph::build(f, &t.ranks[0], CallGraphOptions::new(hta)).unwrap();
         let row = |index: u32| f.index.iter().position(|&i| i == index).unwrap();
         let parent = |index: u32| g.parent(row(index)).map(|p| f.index[p]);

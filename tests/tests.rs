@@ -39,6 +39,8 @@ mod analysis_aten_ops;
 mod analysis_cupti;
 mod analysis_launch;
 mod analysis_steps;
+/// LLM decode-step statistics and extract (kernel_extractor's stats/extract) on testdata/decode/.
+mod analysis_decode;
 mod analysis_stragglers;
 /// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
 mod analysis_sequences;
