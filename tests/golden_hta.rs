@@ -331,3 +331,36 @@ mod tie_order {
         }
     }
 }
+
+/// TraceDiff (SPEC §3) against `out/trace_diff__control_vs_test/`: labels `control`/`test`, the
+/// first rank and first iteration of each side, every device selection, names and short names.
+#[test]
+fn golden_trace_diff_matches_oracle() {
+    use kinetoscope::analysis::diff::{hta_tables, LabeledTrace};
+    let read = |rel: &str| {
+        let p = util::shared(&format!("traces/hta/trace_diff/{rel}"));
+        kinetoscope::read::read_all(&[(rel, &util::bytes(&p)[..])]).expect("read")
+    };
+    let (c, t) = (read("control/control.json.gz"), read("test/test.json.gz"));
+    let (c, t) = (LabeledTrace::new("control", &c, None).expect("control"), LabeledTrace::new("test", &t, None).expect("test"));
+    let dir = util::shared("hta-oracle/out/trace_diff__control_vs_test");
+    let tables = hta_tables(&c, &t);
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for f in std::fs::read_dir(&dir).expect("oracle dir").filter_map(|d| d.ok()) {
+        let name = f.file_name().to_string_lossy().to_string();
+        let Some(stem) = name.strip_suffix(".csv").filter(|s| !s.starts_with('_')) else { continue };
+        match tables.iter().find(|t| t.name == stem) {
+            None => problems.push(format!("{stem}: not produced")),
+            Some(t) => {
+                if let Err(e) = compare_csv(&util::bytes(&f.path()), t.to_csv().as_bytes()) {
+                    problems.push(format!("{stem}: {e}"));
+                }
+                checked += 1;
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+    assert_eq!(checked, 13, "oracle files compared");
+    assert_eq!(tables.len(), 13, "every table we produce has an oracle file");
+}

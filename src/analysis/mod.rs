@@ -10,6 +10,7 @@ pub mod common;
 pub mod counters;
 pub mod cupti;
 pub mod decode;
+pub mod diff;
 pub mod hta_frame;
 pub mod idle;
 pub mod kernels;

@@ -1,0 +1,248 @@
+//! Trace diff: what changed between a control and a test run. HTA's `TraceDiff` (SPEC §3) in HTA
+//! mode: per operator name, counts and total durations of one iteration of one rank of each
+//! side, compared.
+//!
+//! * A side is loaded the way `LabeledTrace` loads it: `parse_traces()` only, without alignment or
+//!   the last-step filter ([`HtaFrameOptions::parse_only`]).
+//! * `iterations`: the step numbers of the `ProfilerStep#N` names, ascending.
+//! * `extract_ops`: the rows of the first rank whose `iteration` is the first iteration; CPU rows
+//!   are those with stream −1, GPU rows the others.
+//! * `ops_summary`: per (cat, name) the number of rows and the sum of `dur` (µs), with the short
+//!   name (§1.12).
+//! * `compare_traces`: both summaries grouped by name (or short name; categories merge), outer
+//!   joined (missing = 0), `diff_* = test − control`, `counts_change_categories` `+`/`-`/`=`.
+//! * `ops_diff`: names added (control 0, test > 0), deleted (control > 0, test 0), increased
+//!   (control > 0, more calls), decreased (test > 0, fewer calls), unchanged (test > 0, same
+//!   count).
+
+use std::collections::BTreeMap;
+
+use super::common::shorten_name;
+use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions};
+use crate::model::{RankTrace, Trace};
+use crate::table::{Table, Unit, Values};
+
+/// Which rows an operator comparison counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Device {
+    /// Every row.
+    All,
+    /// Rows with stream −1.
+    Cpu,
+    /// Rows with a stream.
+    Gpu,
+}
+
+impl Device {
+    /// Every device selection, in the oracle's file order.
+    pub const ALL: [Device; 3] = [Device::All, Device::Cpu, Device::Gpu];
+
+    /// `all`, `cpu`, `gpu`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Device::All => "all",
+            Device::Cpu => "cpu",
+            Device::Gpu => "gpu",
+        }
+    }
+
+    fn keeps(self, stream: i64) -> bool {
+        match self {
+            Device::All => true,
+            Device::Cpu => stream == -1,
+            Device::Gpu => stream != -1,
+        }
+    }
+}
+
+/// One side of a comparison, loaded as HTA's `LabeledTrace` loads it.
+pub struct LabeledTrace<'a> {
+    /// `control` or `test`.
+    pub label: String,
+    /// The trace.
+    pub trace: &'a Trace,
+    frame: HtaFrame,
+    rank: &'a RankTrace,
+}
+
+impl<'a> LabeledTrace<'a> {
+    /// The first rank of `trace` (HTA's default), or rank `rank`. `None` when the trace has no
+    /// such rank.
+    pub fn new(label: &str, trace: &'a Trace, rank: Option<u32>) -> Option<LabeledTrace<'a>> {
+        let pos = match rank {
+            Some(n) => trace.ranks.iter().position(|r| r.rank == n)?,
+            None => (!trace.ranks.is_empty()).then_some(0)?,
+        };
+        let mut frames = hta_frames(trace, &HtaFrameOptions { parse_only: true, ..Default::default() });
+        let frame = frames.ranks.swap_remove(pos);
+        Some(LabeledTrace { label: label.to_string(), trace, frame, rank: &trace.ranks[pos] })
+    }
+
+    /// The rank compared.
+    pub fn rank(&self) -> u32 {
+        self.rank.rank
+    }
+
+    /// `iterations()`: step numbers of the `ProfilerStep#N` rows, ascending, once each.
+    pub fn iterations(&self) -> Vec<i64> {
+        let mut it: Vec<i64> = self.frame.name.iter().filter_map(|&s| hta_step_number(self.rank.strings.get(s))).collect();
+        it.sort_unstable();
+        it.dedup();
+        it
+    }
+
+    /// `extract_ops(iteration)` then `get_ops_summary`: per (cat, name), rows and Σ`dur` (µs),
+    /// sorted by (cat, name). `iteration` `None` is the first one.
+    pub fn ops_summary(&self, iteration: Option<i64>, device: Device) -> Vec<OpSummary> {
+        let Some(iteration) = iteration.or_else(|| self.iterations().first().copied()) else { return Vec::new() };
+        let f = &self.frame;
+        let mut groups: BTreeMap<(&str, &str), (i64, f64)> = BTreeMap::new();
+        for i in 0..f.len() {
+            if f.iteration[i] != Some(iteration) || !device.keeps(f.stream[i]) {
+                continue;
+            }
+            let g = groups.entry((self.rank.strings.get(f.cat[i]), self.rank.strings.get(f.name[i]))).or_insert((0, 0.0));
+            g.0 += 1;
+            g.1 += f.dur[i];
+        }
+        groups.into_iter().map(|((cat, name), (counts, total))| OpSummary { cat: cat.to_string(), name: name.to_string(), short_name: shorten_name(name), counts, total_duration: total }).collect()
+    }
+}
+
+/// One row of `get_ops_summary`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpSummary {
+    /// Category.
+    pub cat: String,
+    /// Name.
+    pub name: String,
+    /// `shorten_name(name)` (§1.12).
+    pub short_name: String,
+    /// Rows.
+    pub counts: i64,
+    /// Σ `dur`, µs.
+    pub total_duration: f64,
+}
+
+/// One row of `compare_traces`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpChange {
+    /// Name (or short name).
+    pub name: String,
+    /// Control rows.
+    pub control_counts: f64,
+    /// Control Σ dur, µs.
+    pub control_total_duration: f64,
+    /// Test rows.
+    pub test_counts: f64,
+    /// Test Σ dur, µs.
+    pub test_total_duration: f64,
+}
+
+impl OpChange {
+    /// test − control, calls.
+    pub fn diff_counts(&self) -> f64 {
+        self.test_counts - self.control_counts
+    }
+    /// test − control, µs.
+    pub fn diff_duration(&self) -> f64 {
+        self.test_total_duration - self.control_total_duration
+    }
+    /// `+`, `-` or `=` by the change in calls.
+    pub fn category(&self) -> &'static str {
+        let d = self.diff_counts();
+        if d > 0.0 {
+            "+"
+        } else if d < 0.0 {
+            "-"
+        } else {
+            "="
+        }
+    }
+    /// `ops_diff`'s class of the name (`None`: in neither side, which cannot happen).
+    pub fn change(&self) -> Option<&'static str> {
+        let (c, t, d) = (self.control_counts, self.test_counts, self.diff_counts());
+        if c == 0.0 && t > 0.0 {
+            Some("added")
+        } else if c > 0.0 && t == 0.0 {
+            Some("deleted")
+        } else if c > 0.0 && d > 0.0 {
+            Some("increased")
+        } else if t > 0.0 && d < 0.0 {
+            Some("decreased")
+        } else if t > 0.0 && d == 0.0 {
+            Some("unchanged")
+        } else {
+            None
+        }
+    }
+}
+
+/// `compare_traces`: the two summaries by name (`short`: by short name), outer joined, sorted by
+/// name.
+pub fn compare(control: &[OpSummary], test: &[OpSummary], short: bool) -> Vec<OpChange> {
+    let mut by: BTreeMap<&str, OpChange> = BTreeMap::new();
+    for (side, rows) in [(0, control), (1, test)] {
+        for r in rows {
+            let key = if short { r.short_name.as_str() } else { r.name.as_str() };
+            let c = by.entry(key).or_insert_with(|| OpChange { name: key.to_string(), control_counts: 0.0, control_total_duration: 0.0, test_counts: 0.0, test_total_duration: 0.0 });
+            if side == 0 {
+                c.control_counts += r.counts as f64;
+                c.control_total_duration += r.total_duration;
+            } else {
+                c.test_counts += r.counts as f64;
+                c.test_total_duration += r.total_duration;
+            }
+        }
+    }
+    by.into_values().collect()
+}
+
+/// HTA's tables of one comparison: `iterations__<label>`, `ops_summary__<label>`,
+/// `compare_traces__<device>[__short]` and `ops_diff__<device>`, in the oracle's layouts.
+pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> Vec<Table> {
+    let mut tables = Vec::new();
+    for side in [control, test] {
+        let it = side.iterations();
+        tables.push(Table::new(&format!("iterations__{}", side.label)).with("iteration", Unit::None, Values::Int(it)));
+        tables.push(summary_table(&format!("ops_summary__{}", side.label), &side.ops_summary(None, Device::All)));
+    }
+    for device in Device::ALL {
+        let (c, t) = (control.ops_summary(None, device), test.ops_summary(None, device));
+        for short in [false, true] {
+            let name = format!("compare_traces__{}{}", device.as_str(), if short { "__short" } else { "" });
+            tables.push(compare_table(&name, &compare(&c, &t, short), short, &control.label, &test.label));
+        }
+        let rows = compare(&c, &t, false);
+        let mut changes: Vec<(&str, &str)> = rows.iter().filter_map(|r| r.change().map(|k| (k, r.name.as_str()))).collect();
+        changes.sort_unstable();
+        tables.push(
+            Table::new(&format!("ops_diff__{}", device.as_str()))
+                .with("change", Unit::None, Values::Str(changes.iter().map(|c| c.0.to_string()).collect()))
+                .with("name", Unit::None, Values::Str(changes.iter().map(|c| c.1.to_string()).collect())),
+        );
+    }
+    tables
+}
+
+fn summary_table(name: &str, rows: &[OpSummary]) -> Table {
+    Table::new(name)
+        .with("cat", Unit::None, Values::Str(rows.iter().map(|r| r.cat.clone()).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.name.clone()).collect()))
+        .with("short_name", Unit::None, Values::Str(rows.iter().map(|r| r.short_name.clone()).collect()))
+        .with("counts", Unit::Count, Values::Int(rows.iter().map(|r| r.counts).collect()))
+        .with("total_duration", Unit::Us, Values::Float(rows.iter().map(|r| r.total_duration).collect()))
+}
+
+fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test: &str) -> Table {
+    let f = |g: &dyn Fn(&OpChange) -> f64| Values::Float(rows.iter().map(g).collect());
+    Table::new(name)
+        .with(if short { "short_name" } else { "name" }, Unit::None, Values::Str(rows.iter().map(|r| r.name.clone()).collect()))
+        .with(&format!("{control}_counts"), Unit::Count, f(&|r| r.control_counts))
+        .with(&format!("{control}_total_duration"), Unit::Us, f(&|r| r.control_total_duration))
+        .with(&format!("{test}_counts"), Unit::Count, f(&|r| r.test_counts))
+        .with(&format!("{test}_total_duration"), Unit::Us, f(&|r| r.test_total_duration))
+        .with("diff_counts", Unit::Count, f(&OpChange::diff_counts))
+        .with("diff_duration", Unit::Us, f(&OpChange::diff_duration))
+        .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category().to_string()).collect()))
+}
