@@ -342,7 +342,7 @@ fn golden_trace_diff_matches_oracle() {
         kinetoscope::read::read_all(&[(rel, &util::bytes(&p)[..])]).expect("read")
     };
     let (c, t) = (read("control/control.json.gz"), read("test/test.json.gz"));
-    let (c, t) = (LabeledTrace::new("control", &c, None).expect("control"), LabeledTrace::new("test", &t, None).expect("test"));
+    let (c, t) = (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
     let dir = util::shared("hta-oracle/out/trace_diff__control_vs_test");
     let tables = hta_tables(&c, &t);
     let mut checked = 0;
@@ -363,4 +363,30 @@ fn golden_trace_diff_matches_oracle() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
     assert_eq!(checked, 13, "oracle files compared");
     assert_eq!(tables.len(), 13, "every table we produce has an oracle file");
+}
+
+/// `kinetoscope diff CONTROL TEST --hta --out DIR` writes the oracle's 13 TraceDiff files byte for
+/// byte.
+#[test]
+fn diff_command_writes_the_oracle_files() {
+    let t = util::shared("traces/hta/trace_diff");
+    let dir = std::env::temp_dir().join(format!("kinetoscope-diff-{}", std::process::id()));
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
+        .arg("diff")
+        .arg(t.join("control/control.json.gz"))
+        .arg(t.join("test/test.json.gz"))
+        .args(["--hta", "--csv", "--out"])
+        .arg(&dir)
+        .output()
+        .expect("run kinetoscope");
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).starts_with("step time 75.473 → 100.298 ms (+32.9 %;"), "{}", String::from_utf8_lossy(&o.stderr));
+    let oracle = util::shared("hta-oracle/out/trace_diff__control_vs_test");
+    let mut n = 0;
+    for f in std::fs::read_dir(&dir).expect("out dir").filter_map(|d| d.ok()) {
+        let ours = std::fs::read(f.path()).expect("ours");
+        assert!(ours == util::bytes(&oracle.join(f.file_name())), "{:?} differs from the oracle", f.file_name());
+        n += 1;
+    }
+    assert_eq!(n, 13);
 }

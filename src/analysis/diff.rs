@@ -67,13 +67,13 @@ pub struct LabeledTrace<'a> {
 
 impl<'a> LabeledTrace<'a> {
     /// The first rank of `trace` (HTA's default), or rank `rank`. `None` when the trace has no
-    /// such rank.
-    pub fn new(label: &str, trace: &'a Trace, rank: Option<u32>) -> Option<LabeledTrace<'a>> {
+    /// such rank. `exact`: kinetoscope's corrected frames (exact ns, SPEC §5.3) instead of HTA's.
+    pub fn new(label: &str, trace: &'a Trace, rank: Option<u32>, exact: bool) -> Option<LabeledTrace<'a>> {
         let pos = match rank {
             Some(n) => trace.ranks.iter().position(|r| r.rank == n)?,
             None => (!trace.ranks.is_empty()).then_some(0)?,
         };
-        let mut frames = hta_frames(trace, &HtaFrameOptions { parse_only: true, ..Default::default() });
+        let mut frames = hta_frames(trace, &HtaFrameOptions { parse_only: true, exact, ..Default::default() });
         let frame = frames.ranks.swap_remove(pos);
         Some(LabeledTrace { label: label.to_string(), trace, frame, rank: &trace.ranks[pos] })
     }
@@ -96,16 +96,19 @@ impl<'a> LabeledTrace<'a> {
     pub fn ops_summary(&self, iteration: Option<i64>, device: Device) -> Vec<OpSummary> {
         let Some(iteration) = iteration.or_else(|| self.iterations().first().copied()) else { return Vec::new() };
         let f = &self.frame;
-        let mut groups: BTreeMap<(&str, &str), (i64, f64)> = BTreeMap::new();
+        let mut groups: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
         for i in 0..f.len() {
             if f.iteration[i] != Some(iteration) || !device.keeps(f.stream[i]) {
                 continue;
             }
-            let g = groups.entry((self.rank.strings.get(f.cat[i]), self.rank.strings.get(f.name[i]))).or_insert((0, 0.0));
+            let g = groups.entry((self.rank.strings.get(f.cat[i]), self.rank.strings.get(f.name[i]))).or_insert((0, 0));
             g.0 += 1;
-            g.1 += f.dur[i];
+            g.1 += f.dur_ns[i];
         }
-        groups.into_iter().map(|((cat, name), (counts, total))| OpSummary { cat: cat.to_string(), name: name.to_string(), short_name: shorten_name(name), counts, total_duration: total }).collect()
+        groups
+            .into_iter()
+            .map(|((cat, name), (counts, ns))| OpSummary { cat: cat.to_string(), name: name.to_string(), short_name: shorten_name(name), counts, total_duration: ns as f64 / 1000.0 })
+            .collect()
     }
 }
 
@@ -120,7 +123,7 @@ pub struct OpSummary {
     pub short_name: String,
     /// Rows.
     pub counts: i64,
-    /// Σ `dur`, µs.
+    /// Σ `dur`, µs (an exact sum of ns, divided once).
     pub total_duration: f64,
 }
 
@@ -245,4 +248,39 @@ fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test
         .with("diff_counts", Unit::Count, f(&OpChange::diff_counts))
         .with("diff_duration", Unit::Us, f(&OpChange::diff_duration))
         .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category().to_string()).collect()))
+}
+
+/// kinetoscope's comparison of one device selection: [`compare`] ranked by the absolute change
+/// of total time (largest first; name order at equal changes), with the relative change and
+/// `ops_diff`'s class. Table `op_diff__<device>[__short]`.
+pub fn ranked_table(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, device: Device, short: bool) -> Table {
+    let mut rows = compare(&control.ops_summary(None, device), &test.ops_summary(None, device), short);
+    rows.sort_by(|a, b| b.diff_duration().abs().total_cmp(&a.diff_duration().abs()));
+    let name = format!("op_diff__{}{}", device.as_str(), if short { "__short" } else { "" });
+    let pct = |r: &OpChange| if r.control_total_duration > 0.0 { 100.0 * r.diff_duration() / r.control_total_duration } else { f64::NAN };
+    compare_table(&name, &rows, short, &control.label, &test.label)
+        .with("duration_change_pct", Unit::Percent, Values::Float(rows.iter().map(pct).collect()))
+        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.change().unwrap_or("").to_string()).collect()))
+}
+
+/// One line: the step time of the compared iterations and the biggest gain and loss.
+pub fn summary_line(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> String {
+    let step = |s: &LabeledTrace<'_>| -> Option<(i64, f64)> {
+        let it = *s.iterations().first()?;
+        let f = &s.frame;
+        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
+    };
+    let mut line = match (step(control), step(test)) {
+        (Some((ci, c)), Some((ti, t))) => format!("step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})", 100.0 * (t - c) / c, control.label, control.rank(), test.label, test.rank()),
+        _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
+    };
+    let rows = compare(&control.ops_summary(None, Device::All), &test.ops_summary(None, Device::All), false);
+    let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
+    if let Some(g) = rows.iter().filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep")).min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+        line += &format!("; biggest gain: {}", ops(g));
+    }
+    if let Some(l) = rows.iter().filter(|r| r.diff_duration() > 0.0 && !r.name.starts_with("ProfilerStep")).max_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+        line += &format!("; biggest loss: {}", ops(l));
+    }
+    line
 }

@@ -314,8 +314,9 @@ pub struct PlanStep {
 /// What `analyze --hta` runs to write the oracle's files (`../shared/hta-oracle/README.md`): every
 /// analysis with defaults, plus the oracle's extra variants.
 pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
-    // analyses that run with defaults (those needing options get their steps below)
-    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences" && !a.hta_api.is_empty()).map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // analyses that run with defaults (those needing options get their steps below); those
+    // without an HTA counterpart (decode steps) only outside HTA mode
+    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences" && !(ctx.hta && a.hta_api.is_empty())).map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first
     // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {

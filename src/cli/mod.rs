@@ -4,6 +4,7 @@
 mod analysis;
 mod analyze;
 mod decode;
+mod diff;
 mod info;
 mod input;
 
@@ -28,6 +29,8 @@ enum Command {
     Stats(decode::StatsArgs),
     /// GPU operations inside a time range into a CSV (kernel_extractor's `extract`).
     Extract(decode::ExtractArgs),
+    /// What changed between two runs, per operator (HTA's TraceDiff).
+    Diff(diff::Args),
 }
 
 /// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
@@ -58,5 +61,6 @@ pub fn run() -> anyhow::Result<()> {
         Command::Analyze(a) => analyze::run(a),
         Command::Stats(a) => decode::run_stats(a),
         Command::Extract(a) => decode::run_extract(a),
+        Command::Diff(a) => diff::run(a),
     }
 }
