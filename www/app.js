@@ -354,7 +354,8 @@ async function drawChart(json) {
 }
 
 // ---- tabs: Overview + one panel per analysis of the registry (Rust's analyses()) ----------------------
-// A panel: options form (from the option specs), HTA mode, ranks, Run; then what report.js shows.
+// A panel: options form (from the option specs), HTA mode (only with an HTA counterpart), ranks, Run; then
+// what report.js shows.
 // It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
 const OVERVIEW = 'overview';
 // A link's `#tab=name` opens that tab once its trace is read; a trace opened later starts on its Overview.
@@ -395,7 +396,9 @@ function buildPanel(a) {
     const attrs = { 'data-opt': o.name, name: o.name, title: o.help || null };
     const input = o.kind === 'bool'
       ? el('input', { ...attrs, type: 'checkbox' })
-      : el('input', { ...attrs, type: 'text', value: o.default, size: 8, spellcheck: 'false',
+      // wide enough for the default (a kernel name, a counter list; `size` counts average characters,
+      // capitals are wider), never narrower than a number
+      : el('input', { ...attrs, type: 'text', value: o.default, size: Math.max(8, Math.ceil(o.default.length * 1.25)), spellcheck: 'false',
         placeholder: o.kind === 'int_list' ? 'all' : null, inputmode: o.kind === 'int' || o.kind === 'float' ? 'decimal' : null });
     if (o.kind === 'bool') input.checked = o.default === 'true';
     return el('label', { class: `opt opt-${o.kind}` }, el('span', {}, o.name), input);
@@ -406,7 +409,8 @@ function buildPanel(a) {
     title: `Ranks to analyse, e.g. 0,2-5 (default: all; this trace has ${all})` });
   const status = el('span', { class: 'run-status', 'aria-live': 'polite' });
   const form = el('form', { class: 'controls' }, ...fields,
-    el('label', { class: 'opt', title: 'Reproduce HTA 0.5.0 exactly, including its documented bugs (--hta)' }, hta, ' HTA mode'),
+    // an analysis without an HTA counterpart (decode steps) has no HTA mode to offer
+    el('label', { class: 'opt', title: 'Reproduce HTA 0.5.0 exactly, including its documented bugs (--hta)', hidden: a.hta_api ? null : '' }, hta, ' HTA mode'),
     el('label', { class: 'opt' }, el('span', {}, 'ranks'), ranks),
     el('button', { type: 'submit' }, 'Run'), status);
   const parts = {

@@ -176,13 +176,16 @@ export function cliAnalysis(dir, name, args) {
   return { ...r, json: r.status === 0 ? parseExact(r.stdout) : null, message: r.stderr.trim().replace(/^kinetoscope: /, '') };
 }
 
-/** The analysis subcommands of the CLI, in order: the commands whose help says which HTA API they match
- * (what src/cli/analysis.rs writes for each entry of the registry). */
+/** The analysis subcommands of the CLI, in order, as [{name, hta}]: the commands with the `--json` of
+ * src/cli/analysis.rs (one per entry of the registry); `hta` when the help says which HTA API it matches
+ * (the others, e.g. decode, have no HTA mode in the page). */
 export function cliAnalyses() {
   const help = cliRun(repoRoot, ['--help']).stdout;
   const commands = help.split(/\n\s*\n/).find((block) => block.startsWith('Commands:'))
     .split('\n').slice(1).map((line) => line.trim().split(/\s+/)[0]).filter((c) => c && c !== 'help');
-  return commands.filter((c) => cliRun(repoRoot, [c, '--help']).stdout.includes('Matches HolisticTraceAnalysis'));
+  return commands.map((name) => ({ name, help: cliRun(repoRoot, [name, '--help']).stdout }))
+    .filter(({ help }) => help.includes('Print JSON: {tables: {name: [rows]}, notes}'))
+    .map(({ name, help }) => ({ name, hta: help.includes('Matches HolisticTraceAnalysis') }));
 }
 
 /** How a panel must show one cell of the CLI's JSON rows. */
@@ -249,3 +252,21 @@ export const canvasStats = (page, id) => page.evaluate((id) => {
   for (let i = 0; i < d.length; i += 4) if (d[i + 3] > 0 && (d[i] < 245 || d[i + 1] < 245 || d[i + 2] < 245)) ink++;
   return { ink, total: c.width * c.height };
 }, id);
+
+/** Opaque pixels of a canvas painted exactly in each of `colours` ([r, g, b] each, e.g. src/chart/draw.rs'
+ * PALETTE): [{count, top, perRow}], `top` the smallest y of such a pixel (null: none), `perRow[y]` the
+ * count in row y. Antialiased edges match no colour, so counts are of the filled insides. */
+export const canvasColours = (page, id, colours) => page.evaluate(([id, colours]) => {
+  const c = document.getElementById(id);
+  const d = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+  const out = colours.map(() => ({ count: 0, top: null, perRow: new Array(c.height).fill(0) }));
+  for (let i = 0; i < d.length; i += 4) {
+    const k = colours.findIndex(([r, g, b]) => d[i] === r && d[i + 1] === g && d[i + 2] === b && d[i + 3] === 255);
+    if (k < 0) continue;
+    const y = Math.floor(i / 4 / c.width);
+    out[k].count++;
+    out[k].perRow[y]++;
+    if (out[k].top === null) out[k].top = y;
+  }
+  return out;
+}, [id, colours]);

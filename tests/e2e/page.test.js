@@ -1,5 +1,5 @@
 // Browser end-to-end tests: headless Chromium drives the built page (dist/, made by www/build.sh) with
-// real traces from ../shared, and every number the page shows is compared with the real CLI's
+// real traces from ../shared (and testdata/), and every number the page shows is compared with the real CLI's
 // `kinetoscope info --json` (overview) and `kinetoscope <analysis> --json` (panels) on the same files.
 // Screenshots go to tests/e2e/out/ (CI artifact).
 import assert from 'node:assert/strict';
@@ -10,8 +10,8 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import {
-  Num, canvasInk, canvasStats, cliAnalyses, cliAnalysis, cliInfo, cliRun, dist, download, expectedCells, expectedRows,
-  cellText, grouped, hasKindsChart, launch, newPage, openTab, readPage, readPanel, screenshot, serveDist, shared, waitDone, waitPanel,
+  Num, canvasColours, canvasInk, canvasStats, cliAnalyses, cliAnalysis, cliInfo, cliRun, dist, download, expectedCells, expectedRows,
+  cellText, grouped, hasKindsChart, launch, newPage, openTab, readPage, readPanel, repoRoot, screenshot, serveDist, shared, waitDone, waitPanel,
 } from './harness.js';
 
 const traceFilter = path.join(shared, 'traces', 'hta', 'trace_filter');
@@ -71,15 +71,7 @@ test('(a) dropping a .json.gz shows the same overview as the CLI', async () => {
   const want = cliInfo(traceFilter, name);
   assert.equal(want.status, 0, want.stderr);
   const page = await open();
-  const b64 = readFileSync(path.join(traceFilter, name)).toString('base64');
-  const dt = await page.evaluateHandle(([b64, name]) => {
-    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
-    const dt = new DataTransfer();
-    dt.items.add(new File([bytes], name));
-    return dt;
-  }, [b64, name]);
-  await page.dispatchEvent('#drop', 'dragover', { dataTransfer: dt });
-  await page.dispatchEvent('#drop', 'drop', { dataTransfer: dt });
+  await dropFile(page, path.join(traceFilter, name));
   const shown = await waitDone(page);
   assertShowsOverview(shown, want.json);
   assert.ok(Number(shown.ranks[0].kinds.kernel.replace(/,/g, '')) > 0, 'kernels counted');
@@ -324,16 +316,18 @@ test('(h) sorting by a column and the ranks filter on a 2-rank trace', async () 
   await page.close();
 });
 
-test('(i) every analysis of the registry has a tab that shows what its CLI subcommand shows, in both modes', async () => {
+test('(i) every analysis of the registry has a tab that shows what its CLI subcommand shows, in both modes where it has an HTA mode', async () => {
   const analyses = cliAnalyses();
-  assert.ok(analyses.includes('temporal'), `CLI analyses: ${analyses}`);
+  const names = analyses.map((a) => a.name);
+  assert.ok(names.includes('temporal') && names.includes('decode'), `CLI analyses: ${names}`);
   const dir = path.join(dist, 'sample');
   const page = await open(`${server.url}#sample=1`);
   await waitDone(page);
   const tabs = await page.$$eval('#tabs [data-tab]', (bs) => bs.map((b) => b.dataset.tab));
-  assert.deepEqual(tabs, ['overview', ...analyses], 'Overview, then one tab per analysis in registry order');
-  for (const name of analyses) {
-    for (const hta of [false, true]) {
+  assert.deepEqual(tabs, ['overview', ...names], 'Overview, then one tab per analysis in registry order');
+  for (const { name, hta: hasHta } of analyses) {
+    // an analysis without an HTA counterpart (decode) runs in one mode and shows no HTA checkbox
+    for (const hta of hasHta ? [false, true] : [false]) {
       const want = cliAnalysis(dir, name, [sampleName, ...(hta ? ['--hta'] : [])]);
       const what = `${name}${hta ? ' --hta' : ''}`;
       assert.notEqual(want.status, 2, `${what}: the CLI crashed: ${want.stderr}`);
@@ -343,6 +337,7 @@ test('(i) every analysis of the registry has a tab that shows what its CLI subco
         panel = await waitPanel(page, name);
       } else panel = await openTab(page, name);
       assert.ok(panel.visible, `${what}: panel visible`);
+      assert.equal(await page.isVisible(`#panel-${name} input.hta`), hasHta, `${what}: HTA mode offered iff the CLI matches an HTA API`);
       if (want.status !== 0) {
         assert.equal(panel.state, 'error', `${what}: the CLI failed (${want.message}), so does the panel`);
         assert.equal(panel.error, want.message, `${what}: same message as the CLI`);
@@ -359,6 +354,160 @@ test('(i) every analysis of the registry has a tab that shows what its CLI subco
   assertClean(page);
   await page.close();
 });
+
+test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and charts, follows its options and says what is wrong', async () => {
+  const dir = path.join(repoRoot, 'testdata', 'decode');
+  const paddle = 'paddle-decode.json', kineto = 'kineto-decode.json';
+  const want = cliAnalysis(dir, 'decode', [paddle]);
+  assert.equal(want.status, 0, want.stderr);
+  const page = await open();
+  await dropFile(page, path.join(dir, paddle));
+  await waitDone(page);
+  let panel = await openTab(page, 'decode');
+  assertPanelShows(panel, want.json, 'decode');
+  assert.match(panel.status, /^rank 0 · \d+ ms$/);
+  assert.deepEqual(panel.options, { start_kernel: 'recover_decode_task', prefill_ms: '30', decode_ms: '', keep_suffix: 'false' });
+  assert.equal(await page.isVisible('#panel-decode input.hta'), false, 'no HTA mode: decode has no HTA counterpart');
+  assert.deepEqual(panel.tables[0].rows.map((r) => r[0]), ['recover_decode_task', 'gemm', 'softmax', 'gemm', 'MEMCPY_DtoH'],
+    'the average decode step of the brief, by average start');
+
+  // the averages CSV is what `kinetoscope stats IN OUT.csv` writes; every table's CSV is what --out writes
+  await assertDecodeCsvs(page, dir, paddle, [], [], 'decode');
+  await assertDecodeCharts(page, want.json, 'decode');
+  await screenshot(page, 'j-decode-paddle');
+
+  // options: the page runs what the CLI runs with the same option, and the tables change with it
+  const rerun = async (values) => {
+    for (const [k, v] of Object.entries(values)) await page.fill(`#panel-decode [data-opt="${k}"]`, v);
+    await page.click('#panel-decode button[type=submit]');
+    return waitPanel(page, 'decode');
+  };
+  const none = cliAnalysis(dir, 'decode', [paddle, '--start-kernel', 'none']);
+  assert.equal(none.status, 0, none.stderr);
+  assert.notDeepEqual(none.json.tables.decode_op_averages, want.json.tables.decode_op_averages, 'start_kernel none changes the averages');
+  panel = await rerun({ start_kernel: 'none' });
+  assertPanelShows(panel, none.json, 'decode start_kernel=none');
+  await assertDecodeCsvs(page, dir, paddle, ['none'], ['--start-kernel', 'none'], 'decode start_kernel=none');
+  await assertDecodeCharts(page, none.json, 'decode start_kernel=none');
+  await screenshot(page, 'j-decode-start-kernel-none');
+
+  const range = cliAnalysis(dir, 'decode', [paddle, '--decode-ms', '10,11']);
+  assert.equal(range.status, 0, range.stderr);
+  assert.ok(range.json.tables.decode_steps.some((r) => r.kind === 'excluded'), 'decode_ms 10,11 excludes steps');
+  panel = await rerun({ start_kernel: 'recover_decode_task', decode_ms: '10,11' });
+  assertPanelShows(panel, range.json, 'decode decode_ms=10,11');
+  await assertDecodeCsvs(page, dir, paddle, ['--decode-ms', '10,11'], ['--decode-ms', '10,11'], 'decode decode_ms=10,11');
+  await assertDecodeCharts(page, range.json, 'decode decode_ms=10,11');
+  await screenshot(page, 'j-decode-ms');
+
+  // a bad option value: the CLI's message, no stale tables; then the page recovers
+  const bad = cliAnalysis(dir, 'decode', [paddle, '--decode-ms', '11,10']);
+  assert.equal(bad.status, 1, bad.stderr);
+  panel = await rerun({ decode_ms: '11,10' });
+  assert.equal(panel.state, 'error');
+  assert.equal(panel.error, bad.message);
+  assert.deepEqual([panel.tables, panel.charts, panel.notes], [[], [], []], 'nothing stale under an error');
+  assertPanelShows(await rerun({ decode_ms: '' }), want.json, 'decode back to defaults');
+
+  // the Kineto trace of the same timeline: the CLI's tables; a start kernel no step has: its message
+  await page.setInputFiles('#file', path.join(dir, kineto));
+  await waitDone(page);
+  const k = cliAnalysis(dir, 'decode', [kineto]);
+  assert.equal(k.status, 0, k.stderr);
+  assertPanelShows(await openTab(page, 'decode'), k.json, 'decode (Kineto)');
+  const missing = cliAnalysis(dir, 'decode', [kineto, '--start-kernel', 'no_such_kernel']);
+  assert.equal(missing.status, 1, missing.stderr);
+  assert.match(missing.message, /^start kernel 'no_such_kernel' is in none of the \d+ decode steps; their first GPU operations are 'recover_decode_task'/);
+  panel = await rerun({ start_kernel: 'no_such_kernel' });
+  assert.equal(panel.state, 'error');
+  assert.equal(panel.error, missing.message);
+  assert.deepEqual(panel.tables, []);
+  await screenshot(page, 'j-decode-missing-start-kernel');
+
+  // the bundled Kineto sample has no profiler step: the default run says so, as the CLI does
+  const sample = cliAnalysis(path.join(dist, 'sample'), 'decode', [sampleName]);
+  assert.equal(sample.status, 1, sample.stderr);
+  assert.match(sample.message, /^no profiler step in the trace/);
+  await page.click('#load-sample');
+  await waitDone(page);
+  panel = await openTab(page, 'decode');
+  assert.equal(panel.state, 'error');
+  assert.equal(panel.error, sample.message);
+  await screenshot(page, 'j-decode-sample-error');
+  assertClean(page);
+  await page.close();
+});
+
+/** The decode panel's CSVs: decode_op_averages is byte for byte `kinetoscope stats IN OUT.csv STATS_ARGS…`,
+ * and every table's CSV is the file `kinetoscope decode IN --out DIR DECODE_ARGS…` writes. */
+async function assertDecodeCsvs(page, dir, file, statsArgs, decodeArgs, what) {
+  const out = mkdtempSync(path.join(tmp, 'decode-'));
+  const stats = cliRun(dir, ['stats', file, path.join(out, 'stats.csv'), ...statsArgs]);
+  assert.equal(stats.status, 0, stats.stderr);
+  const averages = await download(page, '#panel-decode [data-csv="decode_op_averages"]');
+  assert.equal(averages.name, 'decode_op_averages.csv');
+  assert.ok(averages.bytes.equals(readFileSync(path.join(out, 'stats.csv'))), `${what}: decode_op_averages.csv = kinetoscope stats' CSV`);
+  const r = cliRun(dir, ['decode', file, '--csv', '--out', out, ...decodeArgs]);
+  assert.equal(r.status, 0, r.stderr);
+  for (const t of (await readPanel(page, 'decode')).tables) {
+    const got = await download(page, `#panel-decode [data-csv="${t.name}"]`);
+    assert.ok(got.bytes.equals(readFileSync(path.join(out, `${t.name}.csv`))), `${what}: ${t.name}.csv = the CLI's --out file`);
+  }
+}
+
+// src/chart/draw.rs: PALETTE (series k has colour k; waterfall bars 0, bubbles 2) and the bubble lane's grey
+const PALETTE = [[78, 121, 167], [242, 142, 43], [225, 87, 89], [118, 183, 178]];
+const LANE = [220, 220, 220];
+
+/** The decode charts show the CLI's numbers. Step durations: one colour per step kind present (prefill,
+ * decode, no start kernel, excluded) whose share of the painted column area is the kind's share of the
+ * step time. Waterfall: blue bars under a bubble lane whose red share is the idle share of the average
+ * step (the gaps of the union of [avg start, avg end] of decode_op_averages). */
+async function assertDecodeCharts(page, json, what) {
+  const ids = await page.$$eval('#panel-decode .chart canvas', (cs) => Object.fromEntries(cs.map((c) => [c.getAttribute('aria-label'), c.id])));
+  assert.deepEqual(Object.keys(ids), ['Step durations on rank 0', 'Average decode step'], `${what}: charts`);
+  await assertChartsDrawn(page, { charts: Object.values(ids).map((id) => ({ id, drawn: true })) }, what);
+
+  const steps = json.tables.decode_steps;
+  const kinds = ['prefill', 'decode', 'no start kernel', 'excluded'].filter((k) => steps.some((s) => s.kind === k));
+  const time = kinds.map((k) => steps.filter((s) => s.kind === k).reduce((t, s) => t + Number(s.duration_us.src), 0));
+  const painted = await canvasColours(page, ids['Step durations on rank 0'], PALETTE);
+  assert.ok(kinds.length >= 2, `${what}: at least two series (${kinds})`);
+  const area = painted.slice(0, kinds.length).map((c) => c.count);
+  kinds.forEach((k, i) => {
+    assert.ok(area[i] > 1000, `${what}: ${k} columns painted in colour ${i} (${area[i]} pixels)`);
+    const share = area[i] / area.reduce((a, b) => a + b), want = time[i] / time.reduce((a, b) => a + b);
+    assert.ok(Math.abs(share - want) < 0.01, `${what}: ${k} columns are ${share.toFixed(3)} of the painted area, ${want.toFixed(3)} of the step time`);
+  });
+  painted.slice(kinds.length).forEach((c, i) => assert.equal(c.count, 0, `${what}: no series ${kinds.length + i}`));
+
+  const [bars, bubbles, lane] = await canvasColours(page, ids['Average decode step'], [PALETTE[0], PALETTE[2], LANE]);
+  assert.ok(bars.count > 1000, `${what}: blue operation bars (${bars.count} pixels)`);
+  assert.ok(bubbles.count > 300, `${what}: red bubble pixels (${bubbles.count})`);
+  assert.ok(bubbles.top < bars.top, `${what}: the bubble lane (from y ${bubbles.top}) is above the bars (from y ${bars.top})`);
+  const inLane = (c) => c.perRow.slice(0, bars.top).reduce((a, b) => a + b, 0);
+  const ops = json.tables.decode_op_averages.map((r) => [Number(r.avg_start_time_us.src), Number(r.avg_end_time_us.src)]).sort((a, b) => a[0] - b[0]);
+  let reached = Math.min(0, ops[0][0]), idle = 0;
+  const from = reached;
+  for (const [s, e] of ops) {
+    if (s > reached) idle += s - reached;
+    reached = Math.max(reached, e);
+  }
+  const share = inLane(bubbles) / (inLane(bubbles) + inLane(lane)), want = idle / (reached - from);
+  assert.ok(Math.abs(share - want) < 0.01, `${what}: bubbles are ${share.toFixed(3)} of the lane, ${want.toFixed(3)} of the average step`);
+}
+
+/** Drops `file` on the page as a browser would (a DataTransfer with one File). */
+async function dropFile(page, file) {
+  const dt = await page.evaluateHandle(([b64, name]) => {
+    const bytes = Uint8Array.from(atob(b64), (c) => c.charCodeAt(0));
+    const dt = new DataTransfer();
+    dt.items.add(new File([bytes], name));
+    return dt;
+  }, [readFileSync(file).toString('base64'), path.basename(file)]);
+  await page.dispatchEvent('#drop', 'dragover', { dataTransfer: dt });
+  await page.dispatchEvent('#drop', 'drop', { dataTransfer: dt });
+}
 
 /** The panel shows the CLI's run: every table (first rows, exact text), its row count, the notes. */
 function assertPanelShows(panel, json, what = 'panel') {
