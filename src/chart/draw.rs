@@ -304,6 +304,7 @@ fn waterfall<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_l
         .margin(12)
         .x_label_area_size(40)
         .y_label_area_size(if labelled { 190 } else { 70 })
+        .margin_right(36) // room for the last x label
         .build_cartesian_2d(x0..x1, 0.5..(n as f64 + 1.6))
         .map_err(e2s)?;
     chart
