@@ -17,8 +17,8 @@
 # 3. checks that both tools wrote the same CSV (rows, names, numbers within 1e-6 relative);
 # 4. prints a markdown table with speed-up and memory fraction of each kinetoscope command
 #    against the baseline's same command, measured in this run, saved to
-#    bench-out/decode_<time>.md (raw runs in .tsv, CSVs in bench-out/decode_csv/), and writes
-#    bench-out/decode_native.json (the native stats numbers, shown by bench_browser_decode.mjs).
+#    bench-out/decode_<time>.md (raw runs in .tsv; CSVs and logs of the first runs in
+#    bench-out/decode_csv/). The page counterpart: bench_browser.mjs --tab decode (README.md).
 #
 # Environment knobs:
 #   RUNS=3            repetitions per command
@@ -129,9 +129,9 @@ measure "kinetoscope stats" "$CSVS/kinetoscope_stats.csv" -- "$BIN" stats "$FILE
 measure "kinetoscope extract" "$CSVS/kinetoscope_extract.csv" -- "$BIN" extract "$FILE" "$CSVS/kinetoscope_extract.csv" "$RANGE"
 
 # --- report ----------------------------------------------------------------------------------
-python3 - "$TSV" "$MD" "$OUT/decode_native.json" "$FILE" "$JSON_BYTES" "$EVENTS" "$RANGE" "$CSVS" <<'PY'
-import csv, json, os, platform, re, statistics, sys
-tsv, md, native, file, json_bytes, events, rng, csvs = sys.argv[1:9]
+python3 - "$TSV" "$MD" "$FILE" "$JSON_BYTES" "$EVENTS" "$RANGE" "$CSVS" <<'PY'
+import csv, os, platform, re, statistics, sys
+tsv, md, file, json_bytes, events, rng, csvs = sys.argv[1:8]
 mb = int(json_bytes) / 1e6
 rows = list(csv.DictReader(open(tsv), delimiter="\t"))
 groups = {}
@@ -230,10 +230,5 @@ text = "\n".join(head + lines + tail) + "\n"
 print()
 print(text)
 open(md, "w").write(text)
-k = S.get("kinetoscope stats")
-if k:
-    json.dump({"file": file, "json_mb": mb, "events": events, "kinetoscope_stats_best_s": k["best"],
-               "kinetoscope_stats_median_s": k["median"], "kinetoscope_stats_peak_rss_mib": k["rss"],
-               "source": md}, open(native, "w"), indent=2)
 print("results written to %s (raw runs: %s)" % (md, md[:-3] + ".tsv"))
 PY
