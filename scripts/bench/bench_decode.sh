@@ -7,8 +7,9 @@
 #
 # 1. builds the baseline (cargo build --release --offline in serde_value_baseline/, its own
 #    Cargo.lock and target/);
-# 2. measures RUNS (default 3) times each, wall time + peak RSS (/usr/bin/time -v), `uptime`
-#    printed before every run, warm page cache:
+# 2. measures RUNS (default 3) rounds of every command (each kinetoscope command right after its
+#    baseline), wall time + peak RSS (/usr/bin/time -v), `uptime` printed before every run, warm
+#    page cache:
 #      baseline stats        serde_value_baseline stats FILE OUT.csv
 #      baseline extract      serde_value_baseline extract FILE OUT.csv RANGE
 #      kinetoscope stats     target/release/kinetoscope stats FILE OUT.csv
@@ -88,12 +89,11 @@ log ""
 
 printf 'label\tcommand\trun\tsecs\tcpu_secs\trss_kb\tload1\trc\n' > "$TSV"
 
-# measure LABEL CSV -- CMD...   (CMD writes CSV; the first run's CSV and stdout are kept)
+# measure LABEL CSV RUN -- CMD...   (CMD writes CSV; the first run's CSV and output are kept)
 measure() {
-  local label=$1 csv=$2; shift 3
+  local label=$1 csv=$2 i=$3; shift 4
   cat "$FILE" > /dev/null   # warm the page cache: every run reads from RAM
-  local i
-  for i in $(seq 1 "$RUNS"); do
+  {
     log "[$label, run $i/$RUNS] uptime:$(uptime)"
     local load1; load1=$(awk '{print $1}' /proc/loadavg)
     local tv="$OUT/.time.$$" so="$OUT/.stdout.$$" se="$OUT/.stderr.$$"
@@ -112,21 +112,25 @@ measure() {
     if [ "$rc" != 0 ]; then
       log "   -> FAILED (exit $rc): $(tail -n 3 "$se" | tr '\n' ' ')"
     else
-      log "   -> ${secs}s (CPU ${cpu}s), peak RSS $((rss / 1024)) MiB$(grep -h '^parse into' "$se" | sed 's/^/; /' || true)"
+      log "   -> ${secs}s (CPU ${cpu}s), peak RSS $((rss / 1024)) MiB$(grep -h -e '^parse into' -e '^free the' "$se" | sed 's/^/; /' | tr -d '\n' || true)"
     fi
     printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$label" "$*" "$i" "$secs" "$cpu" "$rss" "$load1" "$rc" >> "$TSV"
     rm -f "$tv" "$so" "$se"
-  done
+  }
 }
 
-measure "baseline stats" "$CSVS/baseline_stats.csv" -- "$BASE" stats "$FILE" "$CSVS/baseline_stats.csv"
-measure "baseline extract" "$CSVS/baseline_extract.csv" -- "$BASE" extract "$FILE" "$CSVS/baseline_extract.csv" "$RANGE"
-if [ "${CLONE:-0}" = 1 ]; then
-  measure "baseline stats --clone-events" "$CSVS/baseline_clone_stats.csv" -- \
-    "$BASE" --clone-events stats "$FILE" "$CSVS/baseline_clone_stats.csv"
-fi
-measure "kinetoscope stats" "$CSVS/kinetoscope_stats.csv" -- "$BIN" stats "$FILE" "$CSVS/kinetoscope_stats.csv"
-measure "kinetoscope extract" "$CSVS/kinetoscope_extract.csv" -- "$BIN" extract "$FILE" "$CSVS/kinetoscope_extract.csv" "$RANGE"
+# rounds: every command once per round, each kinetoscope command right after its baseline, so a
+# drift of the machine's speed over the session hits both sides alike
+for i in $(seq 1 "$RUNS"); do
+  measure "baseline stats" "$CSVS/baseline_stats.csv" "$i" -- "$BASE" stats "$FILE" "$CSVS/baseline_stats.csv"
+  measure "kinetoscope stats" "$CSVS/kinetoscope_stats.csv" "$i" -- "$BIN" stats "$FILE" "$CSVS/kinetoscope_stats.csv"
+  measure "baseline extract" "$CSVS/baseline_extract.csv" "$i" -- "$BASE" extract "$FILE" "$CSVS/baseline_extract.csv" "$RANGE"
+  measure "kinetoscope extract" "$CSVS/kinetoscope_extract.csv" "$i" -- "$BIN" extract "$FILE" "$CSVS/kinetoscope_extract.csv" "$RANGE"
+  if [ "${CLONE:-0}" = 1 ]; then
+    measure "baseline stats --clone-events" "$CSVS/baseline_clone_stats.csv" "$i" -- \
+      "$BASE" --clone-events stats "$FILE" "$CSVS/baseline_clone_stats.csv"
+  fi
+done
 
 # --- report ----------------------------------------------------------------------------------
 python3 - "$TSV" "$MD" "$FILE" "$JSON_BYTES" "$EVENTS" "$RANGE" "$CSVS" <<'PY'
@@ -147,15 +151,15 @@ def summary(rs):
                 loads="/".join("%.1f" % float(r["load1"]) for r in rs), failed=len(rs) - len(ok),
                 command=rs[0]["command"])
 
-S = {k: summary(v) for k, v in groups.items()}
-lines = ["| command | s best | s median | CPU s best | MB/s | peak RSS MiB | speed-up vs baseline | memory vs baseline | load1 before runs |",
+S = {k: summary(v) for k, v in sorted(groups.items(), key=lambda kv: not kv[0].startswith("baseline"))}
+lines = ["| command | s best | s median | CPU s best | MB/s | peak RSS MiB | speed-up vs baseline (best / median) | memory vs baseline | load1 before runs |",
          "|---|---:|---:|---:|---:|---:|---:|---:|---|"]
 for label, s in S.items():
     if s is None:
         lines.append("| %s | failed | | | | | | | |" % label)
         continue
     base = S.get("baseline " + label.split()[-1]) if label.startswith("kinetoscope") else None
-    sp = "%.2fx" % (base["best"] / s["best"]) if base else ""
+    sp = "%.2fx / %.2fx" % (base["best"] / s["best"], base["median"] / s["median"]) if base else ""
     mem = "%.3fx" % (s["rss"] / base["rss"]) if base else ""
     lines.append("| %s | %.3f | %.3f | %.2f | %.1f | %.0f | %s | %s | %s |" % (
         label, s["best"], s["median"], s["cpu"], mb / s["best"], s["rss"], sp, mem, s["loads"]) +

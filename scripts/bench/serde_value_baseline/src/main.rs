@@ -94,6 +94,13 @@ fn load(path: &str) -> Res<Value> {
     Ok(json)
 }
 
+/// Drops the tree (as kernel_extractor does when its function returns), timed.
+fn free(json: Value) {
+    let t = Instant::now();
+    drop(json);
+    eprintln!("free the Value: {:.3} s", t.elapsed().as_secs_f64());
+}
+
 fn trace_events(json: &Value) -> Res<&Vec<Value>> {
     Ok(json.get("traceEvents").and_then(Value::as_array).ok_or("traceEvents not found or not an array")?)
 }
@@ -112,6 +119,7 @@ fn extract(input: &str, output: &str, range: &str, clone: bool) -> Res<()> {
     w.flush()?;
     eprintln!("filter + CSV: {:.3} s", t.elapsed().as_secs_f64());
     println!("{} GPU operations written to {output}", ops.len());
+    free(json);
     Ok(())
 }
 
@@ -184,6 +192,8 @@ fn stats(input: &str, output: &str, trim: Option<&str>, decode_max_ms: f64, clon
     w.flush()?;
     eprintln!("filter + statistics + CSV: {:.3} s", t.elapsed().as_secs_f64());
     println!("{} decode steps ({used} averaged, reference length {len}); {len} operations written to {output}", steps.len());
+    drop((ops, per_step));
+    free(json);
     Ok(())
 }
 
