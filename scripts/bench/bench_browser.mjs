@@ -3,6 +3,7 @@
 //
 // Usage: node scripts/bench/bench_browser.mjs [FILE] [--mb 500] [--runs 3] [--timeout 900]
 //                                             [--events N] [--dist DIR] [--no-coi]
+//                                             [--tab NAME] [--no-native]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh)
 //   --events   event count the page must show in #summary (default: FILE.events written by
@@ -10,6 +11,12 @@
 //   --dist     web app folder (default <repo>/dist, built by www/build.sh)
 //   --no-coi   do not send COOP/COEP headers (by default the server makes the page
 //              cross-origin isolated so SharedArrayBuffer / wasm threads are available)
+//   --tab      also open this analysis tab (the page URL gets #tab=NAME, so the tab runs with
+//              its default options as soon as the trace is read) and time until its panel is
+//              done (panel[data-state=done]); the page time is then change event -> tab done
+//   --no-native  with --tab decode, do not time the native `kinetoscope stats FILE OUT.csv`
+//              (by default it runs once before every page run, same session, same file, and
+//              the page's decode_op_averages CSV download is compared with its CSV)
 //
 // Per run: a fresh headless Chromium (/usr/bin/chromium via playwright-core) opens the page
 // served by a tiny static server, the file is set on #file with page.setInputFiles, and the
@@ -18,10 +25,12 @@
 // node, peak RSS (VmHWM) of the renderer process and the peak summed RSS of all Chromium
 // processes (from /proc), JS heap (performance.memory), and window.__kinetoscopeStats if the
 // page exposes it (e.g. wasm memory). Throughput and memory are compared with the
-// python json.load baseline from bench-out/baseline_<mb>mb.json (written by bench.sh).
+// python json.load baseline from bench-out/baseline_<mb>mb.json (written by bench.sh), or, with
+// --tab decode, with the native `kinetoscope stats` measured in the same session.
 //
 // Skips (exit 0, with a message) when dist/index.html or the trace file is missing.
 import { chromium } from 'playwright-core';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
@@ -32,7 +41,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -43,6 +52,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--events') opts.events = argv[++i];
   else if (a === '--dist') opts.dist = path.resolve(argv[++i]);
   else if (a === '--no-coi') opts.coi = false;
+  else if (a === '--tab') opts.tab = argv[++i];
+  else if (a === '--no-native') opts.native = false;
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
     process.exit(0);
@@ -156,32 +167,47 @@ async function runOnce(url, run) {
     const page = await browser.newPage();
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-    await page.goto(url, { waitUntil: 'load' });
+    await page.goto(opts.tab ? `${url}#tab=${encodeURIComponent(opts.tab)}` : url, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
-    await page.evaluate((expected) => {
+    await page.evaluate(([expected, tab]) => {
       const norm = (s) => s.replace(/[\s,.'_\u00a0\u202f]/g, '');
       const ok = (text) => (expected ? norm(text).includes(expected)
                                      : /\d[\d,.\s\u00a0\u202f]*\s*events?/i.test(text));
-      const b = window.__bench = { change: null, done: null, text: null, firstChange: null };
+      const b = window.__bench = { change: null, done: null, text: null, firstChange: null,
+                                   tabDone: null, tabStatus: null, tabError: null };
       document.addEventListener('change', (ev) => {
         if (ev.target && ev.target.id === 'file' && b.change === null) b.change = performance.now();
       }, true);
       const check = () => {
-        if (b.change === null || b.done !== null) return;
-        const el = document.querySelector('#summary');
-        if (!el) return;
-        const text = el.textContent || '';
-        if (b.firstChange === null && text.trim()) b.firstChange = performance.now();
-        if (ok(text)) { b.done = performance.now(); b.text = text.trim().slice(0, 300); }
+        if (b.change === null) return;
+        if (b.done === null) {
+          const el = document.querySelector('#summary');
+          if (!el) return;
+          const text = el.textContent || '';
+          if (b.firstChange === null && text.trim()) b.firstChange = performance.now();
+          if (ok(text)) { b.done = performance.now(); b.text = text.trim().slice(0, 300); }
+        }
+        // the tab's panel: data-state done (tables and charts drawn) or error (app.js runPanel)
+        if (tab && b.done !== null && b.tabDone === null) {
+          const p = document.getElementById(`panel-${tab}`);
+          const state = p?.dataset.state;
+          if (state === 'done' && p.querySelector('table.report')) {
+            b.tabDone = performance.now();
+            b.tabStatus = p.querySelector('.run-status')?.textContent ?? null;
+          } else if (state === 'error') {
+            b.tabDone = performance.now();
+            b.tabError = p.querySelector('.panel-error')?.textContent ?? 'error';
+          }
+        }
       };
       new MutationObserver(check).observe(document.documentElement,
         { subtree: true, childList: true, characterData: true, attributes: true });
       b.poll = setInterval(check, 50);
-    }, expected);
+    }, [expected, opts.tab]);
     const t0 = performance.now();
     await page.setInputFiles('#file', file);
-    await page.waitForFunction(() => window.__bench.done !== null, null,
-      { timeout: opts.timeout * 1000, polling: 100 });
+    await page.waitForFunction((tab) => window.__bench.done !== null && (!tab || window.__bench.tabDone !== null),
+      opts.tab, { timeout: opts.timeout * 1000, polling: 100 });
     const wall = (performance.now() - t0) / 1000;
     const res = await page.evaluate(() => {
       const b = window.__bench;
@@ -191,8 +217,19 @@ async function runOnce(url, run) {
       const pm = performance.memory ? { usedJSHeapSize: performance.memory.usedJSHeapSize,
                                         totalJSHeapSize: performance.memory.totalJSHeapSize } : null;
       return { secs: (b.done - b.change) / 1000, text: b.text, stats: stats === undefined ? null : stats,
-               jsHeap: pm, crossOriginIsolated: window.crossOriginIsolated };
+               jsHeap: pm, crossOriginIsolated: window.crossOriginIsolated,
+               tabSecs: b.tabDone === null ? null : (b.tabDone - b.change) / 1000,
+               tabStatus: b.tabStatus, tabError: b.tabError };
     });
+    if (res.tabError) throw new Error(`tab ${opts.tab} failed: ${res.tabError}`);
+    // the decode tab's CSV download (what a user gets), kept to compare with the CLI's CSV
+    if (opts.tab === 'decode') {
+      const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }),
+        page.click('#panel-decode [data-csv="decode_op_averages"]')]);
+      res.csv = path.join(OUT, 'decode_csv', `page_stats_run${run}.csv`);
+      fs.mkdirSync(path.dirname(res.csv), { recursive: true });
+      await dl.saveAs(res.csv);
+    }
     const tree = procTree(marker);
     const renderers = tree.filter((p) => p.cmd.includes('--type=renderer'));
     const rendererHwmKb = Math.max(0, ...renderers.map((p) => p.hwmKb));
@@ -208,6 +245,29 @@ async function runOnce(url, run) {
 // ---- main -----------------------------------------------------------------------------------
 function fmt(x, d = 2) { return x === null || x === undefined || Number.isNaN(x) ? '' : x.toFixed(d); }
 function median(xs) { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; }
+// the native CLI on the same file, for --tab decode: `kinetoscope stats FILE OUT.csv`
+const NATIVE_BIN = process.env.KINETOSCOPE || path.join(ROOT, 'target', 'release', 'kinetoscope');
+const nativeOn = opts.tab === 'decode' && opts.native;
+function nativeStats(run) {
+  const csv = path.join(OUT, 'decode_csv', 'native_stats.csv');
+  fs.mkdirSync(path.dirname(csv), { recursive: true });
+  const tv = path.join(OUT, `.time.native.${process.pid}`);
+  const timed = fs.existsSync('/usr/bin/time');
+  const cmd = timed ? ['/usr/bin/time', '-v', '-o', tv, NATIVE_BIN, 'stats', file, csv] : [NATIVE_BIN, 'stats', file, csv];
+  const t0 = performance.now();
+  const r = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
+  const secs = (performance.now() - t0) / 1000;
+  if (r.status !== 0) throw new Error(`native stats run ${run} failed (exit ${r.status}): ${String(r.stderr).slice(-300)}`);
+  let rssMiB = null;
+  if (timed) {
+    const m = fs.readFileSync(tv, 'utf8').match(/Maximum resident set size \(kbytes\): (\d+)/);
+    rssMiB = m ? parseInt(m[1], 10) / 1024 : null;
+    fs.rmSync(tv, { force: true });
+  }
+  return { secs, rssMiB, csv };
+}
+const sameFile = (a, b) => { try { return fs.readFileSync(a).equals(fs.readFileSync(b)); } catch { return null; } };
+
 function wasmBytes(stats) {
   if (!stats || typeof stats !== 'object') return null;
   for (const k of Object.keys(stats)) {
@@ -219,20 +279,35 @@ function wasmBytes(stats) {
 const server = await serve(opts.dist);
 const url = `http://127.0.0.1:${server.address().port}/`;
 const uptime = () => { try { return fs.readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' '); } catch { return '?'; } };
-console.log(`serving ${opts.dist} at ${url}`);
-console.log(`file: ${file} (${(fileBytes / 1e6).toFixed(1)} MB${isGz ? `, ${(jsonBytes / 1e6).toFixed(1)} MB uncompressed` : ''}); waiting for #summary to show ${expected ? `${expected} events` : '"<n> events"'}`);
-if (!baseline) console.log(`note: no bench-out/baseline_${opts.mb}mb.json - run scripts/bench/bench.sh ${opts.mb} for the json.load comparison`);
+console.log(`serving ${opts.dist} at ${url}${opts.tab ? ` (#tab=${opts.tab})` : ''}`);
+console.log(`file: ${file} (${(fileBytes / 1e6).toFixed(1)} MB${isGz ? `, ${(jsonBytes / 1e6).toFixed(1)} MB uncompressed` : ''}); waiting for #summary to show ${expected ? `${expected} events` : '"<n> events"'}${opts.tab ? `, then panel-${opts.tab} done` : ''}`);
+if (nativeOn && !fs.existsSync(NATIVE_BIN)) {
+  console.log(`SKIP: ${NATIVE_BIN} not found - build it with 'cargo build --release' (or pass --no-native)`);
+  process.exit(0);
+}
+if (!baseline && !opts.tab) console.log(`note: no bench-out/baseline_${opts.mb}mb.json - run scripts/bench/bench.sh ${opts.mb} for the json.load comparison`);
 
 const results = [];
 try {
   for (let r = 1; r <= opts.runs; r++) {
+    let native = null;
+    if (nativeOn) {
+      console.log(`[native stats ${r}/${opts.runs}] load average: ${uptime()}`);
+      native = nativeStats(r);
+      console.log(`   -> ${fmt(native.secs, 3)} s, peak RSS ${fmt(native.rssMiB, 0)} MiB`);
+    }
     console.log(`[run ${r}/${opts.runs}] load average: ${uptime()}`);
+    const load1 = uptime().split(' ')[0];
     try {
       const res = await runOnce(url, r);
+      Object.assign(res, { native, load1 });
+      if (native && res.csv) res.csvSame = sameFile(native.csv, res.csv);
       results.push(res);
       console.log(`   -> ${fmt(res.secs, 3)} s in page (${fmt(res.wall, 3)} s wall), renderer peak RSS ${fmt(res.rendererHwmMiB, 0)} MiB, ` +
                   `all Chromium ${fmt(res.totalPeakMiB, 0)} MiB, crossOriginIsolated=${res.crossOriginIsolated}`);
       console.log(`      #summary: ${JSON.stringify(res.text)}`);
+      if (opts.tab) console.log(`      tab ${opts.tab} done at ${fmt(res.tabSecs, 3)} s: ${JSON.stringify(res.tabStatus)}` +
+                                (res.csv ? `; CSV ${res.csvSame === true ? 'identical to' : res.csvSame === false ? 'DIFFERS from' : 'not compared with'} the CLI's` : ''));
       if (res.stats) console.log(`      __kinetoscopeStats: ${JSON.stringify(res.stats)}`);
       for (const e of res.errors.slice(0, 5)) console.log(`      ${e}`);
     } catch (e) {
@@ -247,32 +322,52 @@ try {
 const ok = results.filter(Boolean);
 const mb = jsonBytes / 1e6;
 const lines = [];
-lines.push(`## kinetoscope browser benchmark (${new Date().toISOString()})`, '');
+lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : ''} (${new Date().toISOString()})`, '');
 lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; file ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
 lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page`);
-if (baseline) lines.push(`- baseline: python json.load ${fmt(baseline.json_load_best_s, 3)} s best = ${fmt(baseline.json_load_mbps, 1)} MB/s, peak RSS ${fmt(baseline.json_load_peak_rss_mib, 0)} MiB (${baseline.source || 'bench.sh'})`);
+if (opts.tab) {
+  lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}, default options) has drawn its tables and charts; ` +
+             `"analysis ms" is the worker's run_analysis time shown in the panel`);
+}
+if (nativeOn) lines.push(`- native = \`${path.relative(ROOT, NATIVE_BIN)} stats FILE OUT.csv\`, run just before each page run (wall time, /usr/bin/time peak RSS); page/native = tab s / native s`);
+if (baseline && !opts.tab) lines.push(`- baseline: python json.load ${fmt(baseline.json_load_best_s, 3)} s best = ${fmt(baseline.json_load_mbps, 1)} MB/s, peak RSS ${fmt(baseline.json_load_peak_rss_mib, 0)} MiB (${baseline.source || 'bench.sh'})`);
 lines.push('');
-lines.push('| run | s (page) | s (wall) | MB/s | renderer peak RSS MiB | all Chromium peak RSS MiB | wasm memory MiB | JS heap MiB |');
-lines.push('|---:|---:|---:|---:|---:|---:|---:|---:|');
+const tabCols = opts.tab ? [' tab s |', ' analysis ms |'] : ['', ''];
+const natCols = nativeOn ? ' native s | native RSS MiB | page/native | CSV = CLI |' : '';
+lines.push(`| run | load1 | s (page) | s (wall) |${tabCols.join('')}${natCols} MB/s | renderer peak RSS MiB | all Chromium peak RSS MiB | wasm memory MiB | JS heap MiB |`);
+lines.push('|---:|---:|---:|---:|' + (opts.tab ? '---:|---:|' : '') + (nativeOn ? '---:|---:|---:|---|' : '') + '---:|---:|---:|---:|---:|');
+const analysisMs = (r) => { const m = /(\d+) ms\s*$/.exec(r.tabStatus || ''); return m ? m[1] : ''; };
 results.forEach((r, i) => {
-  if (!r) { lines.push(`| ${i + 1} | failed | | | | | | |`); return; }
+  if (!r) { lines.push(`| ${i + 1} | failed |`); return; }
   const w = wasmBytes(r.stats);
-  lines.push(`| ${i + 1} | ${fmt(r.secs, 3)} | ${fmt(r.wall, 3)} | ${fmt(mb / r.secs, 1)} | ${fmt(r.rendererHwmMiB, 0)} | ${fmt(r.totalPeakMiB, 0)} | ${w === null ? '' : fmt(w / 1048576, 0)} | ${r.jsHeap ? fmt(r.jsHeap.usedJSHeapSize / 1048576, 0) : ''} |`);
+  const total = opts.tab ? r.tabSecs : r.secs;
+  const tab = opts.tab ? ` ${fmt(r.tabSecs, 3)} | ${analysisMs(r)} |` : '';
+  const nat = nativeOn ? ` ${fmt(r.native.secs, 3)} | ${fmt(r.native.rssMiB, 0)} | ${fmt(total / r.native.secs, 2)}x | ${r.csvSame === true ? 'identical' : r.csvSame === false ? 'DIFFERS' : '?'} |` : '';
+  lines.push(`| ${i + 1} | ${r.load1} | ${fmt(r.secs, 3)} | ${fmt(r.wall, 3)} |${tab}${nat} ${fmt(mb / total, 1)} | ${fmt(r.rendererHwmMiB, 0)} | ${fmt(r.totalPeakMiB, 0)} | ${w === null ? '' : fmt(w / 1048576, 0)} | ${r.jsHeap ? fmt(r.jsHeap.usedJSHeapSize / 1048576, 0) : ''} |`);
 });
 if (ok.length) {
-  const best = Math.min(...ok.map((r) => r.secs));
-  const med = median(ok.map((r) => r.secs));
+  const totals = ok.map((r) => (opts.tab ? r.tabSecs : r.secs));
+  const best = Math.min(...totals);
+  const med = median(totals);
   const rss = Math.max(...ok.map((r) => r.rendererHwmMiB));
   lines.push('');
-  lines.push(`**best ${fmt(best, 3)} s, median ${fmt(med, 3)} s, ${fmt(mb / best, 1)} MB/s, renderer peak RSS ${fmt(rss, 0)} MiB**` +
-    (baseline ? ` - speed vs json.load ${fmt((mb / best) / baseline.json_load_mbps, 2)}x, memory vs json.load ${fmt(rss / baseline.json_load_peak_rss_mib, 3)}x` : ''));
+  let summary = `**best ${fmt(best, 3)} s, median ${fmt(med, 3)} s, ${fmt(mb / best, 1)} MB/s, renderer peak RSS ${fmt(rss, 0)} MiB**`;
+  if (nativeOn) {
+    const nat = ok.map((r) => r.native.secs);
+    const nBest = Math.min(...nat);
+    summary += ` - native stats best ${fmt(nBest, 3)} s, median ${fmt(median(nat), 3)} s; page/native ${fmt(best / nBest, 2)}x (best/best), ` +
+               `${fmt(median(ok.map((r) => r.tabSecs / r.native.secs)), 2)}x (median of per-run ratios)`;
+  } else if (baseline && !opts.tab) {
+    summary += ` - speed vs json.load ${fmt((mb / best) / baseline.json_load_mbps, 2)}x, memory vs json.load ${fmt(rss / baseline.json_load_peak_rss_mib, 3)}x`;
+  }
+  lines.push(summary);
 }
 const text = lines.join('\n') + '\n';
 console.log('\n' + text);
 try {
   fs.mkdirSync(OUT, { recursive: true });
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const md = path.join(OUT, `browser_${opts.mb}mb_${stamp}.md`);
+  const md = path.join(OUT, `browser_${opts.mb}mb${opts.tab ? `_${opts.tab}` : ''}_${stamp}.md`);
   fs.writeFileSync(md, text);
   console.log(`results written to ${md}`);
 } catch (e) { console.log(`could not write results: ${e}`); }
