@@ -217,7 +217,7 @@ fn shared_paddle_trace() {
     assert!(r.notes.iter().any(|n| n.starts_with("no GPU operation")), "{:?}", r.notes);
     let stats = decode_stats(&trace, &[0], &DecodeOptions { start_kernel: None, ..DecodeOptions::default() }).expect("stats");
     let rank = &trace.ranks[0];
-    let names: Vec<String> = (0..rank.events.len()).map(|e| rank.name(e as u32).to_string()).filter(|n| n.starts_with("ProfileStep#")).collect();
+    let names: Vec<String> = (0..rank.events.len()).map(|e| rank.full_name(e as u32).to_string()).filter(|n| n.starts_with("ProfileStep#")).collect();
     assert_eq!(stats.steps.len(), 4);
     for (s, name) in stats.steps.iter().zip(&names) {
         let ms = (s.end - s.start) as f64 / 1e6;

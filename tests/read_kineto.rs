@@ -311,8 +311,8 @@ impl Tally<'_> {
         if ev.index[e] != index {
             bad.push(format!("index {} != {index}", ev.index[e]));
         }
-        if r.name(e as u32) != name {
-            bad.push(format!("name {:?} != {name:?}", r.name(e as u32)));
+        if r.full_name(e as u32) != name {
+            bad.push(format!("name {:?} != {name:?}", r.full_name(e as u32)));
         }
         if r.cat(e as u32) != cat.unwrap_or("") || (ev.flags[e] & flags::HAS_CAT != 0) != cat.is_some() {
             bad.push(format!("cat {:?} != {cat:?}", r.cat(e as u32)));

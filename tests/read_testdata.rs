@@ -630,12 +630,16 @@ fn links() {
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));
 }
 
-/// PaddlePaddle 3.x: `ProfileStep#N[12.3 ms]` steps, `[x us]` name suffixes kept verbatim,
+/// PaddlePaddle 3.x: `ProfileStep#N[12.3 ms]` steps, `[x us]` name suffixes split off (kept in
+/// `full_name`),
 /// `start_time`/`end_time` args in ns, tids `"13006(Python)"`/`"13006(C++)"`, trailing `{}`.
 #[test]
 fn paddle() {
     let t = load("paddle/profile-steps.json");
     let r = &t.ranks[0];
+    // analyses see names without Paddle's timing suffix; the file's text is `full_name`
+    assert_eq!((r.name(3), &*r.full_name(3)), ("matmul kernel launch", "matmul kernel launch[12.3 us]"));
+    assert_eq!((r.name(5), &*r.full_name(5)), ("[memory]", "[memory]"));
     eqnice!(
         "\
 #0 [0] X profiler_step \"ProfileStep#2[12.3 ms]\" cat=ProfileStep ts=1795388036039728000 dur=12300500 pid=13006 tid=\"13006(Python)\" PaddleStartNs=0 PaddleEndNs=12300500

@@ -99,7 +99,7 @@ pub fn rows_table(r: &RankTrace) -> String {
     let ev = &r.events;
     let mut out = String::new();
     for e in 0..ev.len() {
-        let _ = write!(out, "#{e} [{}] {} {} {:?}", ev.index[e], ev.phase[e].as_str(), ev.kind[e].as_str(), r.name(e as u32));
+        let _ = write!(out, "#{e} [{}] {} {} {:?}", ev.index[e], ev.phase[e].as_str(), ev.kind[e].as_str(), r.full_name(e as u32));
         if ev.flags[e] & flags::HAS_CAT != 0 {
             let _ = write!(out, " cat={}", r.cat(e as u32));
         } else {
@@ -180,7 +180,7 @@ pub fn assert_same_read(what: &str, a: &RankTrace, b: &RankTrace) {
     }
     for e in 0..ea.len() {
         let e = e as u32;
-        assert_eq!(a.name(e), b.name(e), "{what}: name of row {e}");
+        assert_eq!(a.full_name(e), b.full_name(e), "{what}: name of row {e}");
         assert_eq!(a.cat(e), b.cat(e), "{what}: cat of row {e}");
         assert_eq!(id_shown(a, ea.pid[e as usize]), id_shown(b, eb.pid[e as usize]), "{what}: pid of row {e}");
         assert_eq!(id_shown(a, ea.tid[e as usize]), id_shown(b, eb.tid[e as usize]), "{what}: tid of row {e}");

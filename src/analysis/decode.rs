@@ -25,7 +25,7 @@ use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Para
 use super::report::{Chart, Line, Report};
 use crate::model::links::find_steps;
 use crate::model::time::decimal_scaled;
-use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, Trace};
+use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, StrId, Trace};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.
@@ -84,28 +84,13 @@ pub fn gpu_ops(r: &RankTrace) -> Vec<GpuOp> {
     ops
 }
 
-/// `name` without a trailing timing suffix `[<number> <unit>]` (unit us, ms, ns or s), as
-/// Paddle appends to every event name (`MEMCPY_DtoH[2.464 us]` → `MEMCPY_DtoH`).
-pub fn strip_timing_suffix(name: &str) -> &str {
-    let Some(body) = name.strip_suffix(']') else { return name };
-    let Some(open) = body.rfind('[') else { return name };
-    let inner = &body[open + 1..];
-    let Some((num, unit)) = inner.split_once(' ') else { return name };
-    let numeric = !num.is_empty() && num.bytes().all(|c| c.is_ascii_digit() || c == b'.') && num.bytes().any(|c| c.is_ascii_digit());
-    if numeric && matches!(unit, "us" | "ms" | "ns" | "s") {
-        &name[..open]
-    } else {
-        name
-    }
-}
-
-/// The name an operation is reported and matched under.
-fn op_name(r: &RankTrace, e: EventId, keep_suffix: bool) -> &str {
-    let n = r.name(e);
+/// The name an operation is reported and matched under: the reader has split Paddle's timing
+/// suffix off (`model::strings::split_timing_suffix`); `keep_suffix` puts it back.
+fn op_name(r: &RankTrace, e: EventId, keep_suffix: bool) -> std::borrow::Cow<'_, str> {
     if keep_suffix {
-        n
+        r.full_name(e)
     } else {
-        strip_timing_suffix(n)
+        r.name(e).into()
     }
 }
 
@@ -314,15 +299,15 @@ struct OpAccumulator {
 }
 
 impl OpAccumulator {
-    /// Adds one step's operations: (name id, name, relative start, relative end) in time order.
-    fn add_step(&mut self, ops: &[(u32, &str, i64, i64)]) {
+    /// Adds one step's operations: (name id in `names`, relative start, relative end) in time order.
+    fn add_step(&mut self, ops: &[(u32, i64, i64)], names: &[String]) {
         let mut seen: FxHashMap<u32, u32> = FxHashMap::default();
-        for &(id, name, s, e) in ops {
+        for &(id, s, e) in ops {
             let occ = seen.entry(id).or_insert(0);
             let key = (id, *occ);
             *occ += 1;
             let i = *self.index.entry(key).or_insert_with(|| {
-                self.ops.push(OpStat { name: name.to_string(), occurrence: key.1, starts: Vec::new(), ends: Vec::new() });
+                self.ops.push(OpStat { name: names[id as usize].clone(), occurrence: key.1, starts: Vec::new(), ends: Vec::new() });
                 self.ops.len() - 1
             });
             self.ops[i].starts.push(s);
@@ -335,6 +320,38 @@ impl OpAccumulator {
         let mut ops = self.ops;
         ops.sort_by(|a, b| a.avg_start_us().total_cmp(&b.avg_start_us()));
         ops
+    }
+}
+
+/// Operation names over all ranks (each rank has its own string table): an id per distinct name,
+/// looked up by the rank's string ids so that a name is copied once, not once per operation.
+#[derive(Default)]
+struct OpNames {
+    ids: FxHashMap<String, u32>,
+    list: Vec<String>,
+    /// (rank position, name id, suffix id) → id.
+    cache: FxHashMap<(usize, StrId, StrId), u32>,
+}
+
+impl OpNames {
+    fn id(&mut self, pos: usize, r: &RankTrace, e: EventId, keep_suffix: bool) -> u32 {
+        let suffix = if keep_suffix { r.events.name_suffix.binary_search_by_key(&e, |s| s.0).map_or(StrId(0), |i| r.events.name_suffix[i].1) } else { StrId(0) };
+        let key = (pos, r.events.name[e as usize], suffix);
+        if let Some(&id) = self.cache.get(&key) {
+            return id;
+        }
+        let name = op_name(r, e, keep_suffix);
+        let id = match self.ids.get(name.as_ref()) {
+            Some(&id) => id,
+            None => {
+                let id = self.list.len() as u32;
+                self.list.push(name.to_string());
+                self.ids.insert(name.into_owned(), id);
+                id
+            }
+        };
+        self.cache.insert(key, id);
+        id
     }
 }
 
@@ -383,7 +400,7 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     let mut out = DecodeStats::default();
     let mut pooled = OpAccumulator::default();
     // global name ids (ranks have their own string tables), and each used step's name sequence
-    let mut names: FxHashMap<String, u32> = FxHashMap::default();
+    let mut names = OpNames::default();
     let mut sequences: Vec<(usize, Vec<u32>)> = Vec::new(); // (index in out.steps, names)
     let mut first_ops: FxHashMap<String, usize> = FxHashMap::default(); // when the start kernel is missing
     let mut any_steps = false;
@@ -439,18 +456,10 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
                 outlier: None,
             });
             if kind == StepKind::Decode {
-                let rows: Vec<(u32, &str, i64, i64)> = used
-                    .iter()
-                    .map(|op| {
-                        let name = op_name(r, op.event, o.keep_suffix);
-                        let next = names.len() as u32;
-                        let id = *names.entry(name.to_string()).or_insert(next);
-                        (id, name, op.start - origin, op.end - origin)
-                    })
-                    .collect();
+                let rows: Vec<(u32, i64, i64)> = used.iter().map(|op| (names.id(p, r, op.event, o.keep_suffix), op.start - origin, op.end - origin)).collect();
                 sequences.push((out.steps.len() - 1, rows.iter().map(|r| r.0).collect()));
-                pooled.add_step(&rows);
-                per_rank.add_step(&rows);
+                pooled.add_step(&rows, &names.list);
+                per_rank.add_step(&rows, &names.list);
             }
         }
         // outliers among this rank's decode-length steps
@@ -761,17 +770,6 @@ fn charts(stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<Chart> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timing_suffixes_are_stripped() {
-        assert_eq!(strip_timing_suffix("MEMCPY_DtoH[2.464 us]"), "MEMCPY_DtoH");
-        assert_eq!(strip_timing_suffix("ProfileStep#3[9.197 ms]"), "ProfileStep#3");
-        assert_eq!(strip_timing_suffix("k[12 ns]"), "k");
-        assert_eq!(strip_timing_suffix("void f<float[4]>(int)"), "void f<float[4]>(int)");
-        assert_eq!(strip_timing_suffix("a[b us]"), "a[b us]");
-        assert_eq!(strip_timing_suffix("a[1.0 days]"), "a[1.0 days]");
-        assert_eq!(strip_timing_suffix("plain"), "plain");
-    }
 
     #[test]
     fn ranges_are_checked() {

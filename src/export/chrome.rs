@@ -102,7 +102,7 @@ pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Op
             p => p.as_str(),
         };
         let change = edit(e as u32).unwrap_or_default();
-        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(change.name.as_deref().unwrap_or(r.name(e as u32))))?;
+        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(change.name.as_deref().unwrap_or(&r.full_name(e as u32))))?;
         if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
             write!(w, ", \"cat\": {}", s(r.cat(e as u32)))?;
         }

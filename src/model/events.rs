@@ -104,6 +104,11 @@ pub struct EventTable {
     pub int_args: Vec<(EventId, IntArg, i64)>,
     /// Counter samples of `ph: C` events: (event, series name, value).
     pub counters: Vec<(EventId, StrId, f64)>,
+    /// Timing suffixes split off names at read time (`[1.169 ms]`, PaddlePaddle writes one on
+    /// every event; see [`super::strings::split_timing_suffix`]): (event, suffix), by event. The
+    /// `name` column holds the rest, so analyses group `matmul[1.2 us]` and `matmul[1.3 us]`
+    /// together; [`super::RankTrace::full_name`] puts the suffix back.
+    pub name_suffix: Vec<(EventId, StrId)>,
     /// Numeric args of `cuda_profiler_range` events (the CUPTI range-profiler counters, e.g.
     /// `smsp__sass_thread_inst_executed_op_ffma_pred_on.sum`): (event, arg key, value), sorted
     /// by event. HTA turns every such key into a column (SPEC §1.2 step 7, §2.16).
@@ -218,6 +223,7 @@ impl EventTable {
         self.flags.shrink_to_fit();
         self.int_args.shrink_to_fit();
         self.counters.shrink_to_fit();
+        self.name_suffix.shrink_to_fit();
         self.profiler_range_args.shrink_to_fit();
     }
 

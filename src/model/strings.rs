@@ -52,9 +52,36 @@ impl Strings {
     }
 }
 
+/// Splits a trailing timing suffix `[<number> <unit>]` (unit `ns`, `us`, `ms` or `s`) off `name`,
+/// as PaddlePaddle appends one to every event name (`matmul dygraph[1.169 ms]` →
+/// `("matmul dygraph", Some("[1.169 ms]"))`). Names without one, or that are only a suffix, are
+/// returned whole.
+pub fn split_timing_suffix(name: &str) -> (&str, Option<&str>) {
+    let whole = (name, None);
+    let Some(body) = name.strip_suffix(']') else { return whole };
+    let Some(open) = body.rfind('[') else { return whole };
+    let Some((num, unit)) = body[open + 1..].split_once(' ') else { return whole };
+    let numeric = num.bytes().all(|c| c.is_ascii_digit() || c == b'.') && num.bytes().any(|c| c.is_ascii_digit());
+    if open > 0 && numeric && matches!(unit, "us" | "ms" | "ns" | "s") {
+        (&name[..open], Some(&name[open..]))
+    } else {
+        whole
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timing_suffixes_split_off() {
+        assert_eq!(split_timing_suffix("MEMCPY_DtoH[2.464 us]"), ("MEMCPY_DtoH", Some("[2.464 us]")));
+        assert_eq!(split_timing_suffix("ProfileStep#3[9.197 ms]"), ("ProfileStep#3", Some("[9.197 ms]")));
+        assert_eq!(split_timing_suffix("k[12 ns]"), ("k", Some("[12 ns]")));
+        for whole in ["void f<float[4]>(int)", "a[b us]", "a[1.0 days]", "plain", "[1.0 us]", "[memory]", "a[. us]"] {
+            assert_eq!(split_timing_suffix(whole), (whole, None));
+        }
+    }
 
     #[test]
     fn interns_once() {

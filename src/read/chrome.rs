@@ -24,6 +24,7 @@ use crate::error::{excerpt, WarningKind};
 use crate::model::events::flags;
 use crate::model::time::{us_text_to_ns, with_unit_to_ns};
 use crate::model::kind::ALL_KINDS;
+use crate::model::strings::split_timing_suffix;
 use crate::model::{EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
 
 /// Hints gathered while reading that decide which flavor of Chrome JSON this was.
@@ -459,10 +460,14 @@ impl ChromeSink<'_> {
         };
         self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter);
         let rank = &mut *self.rank;
-        let name = match &f.name {
-            Some(JVal::Str(s)) => rank.strings.intern(s),
-            Some(JVal::Num(t)) => rank.strings.intern(&String::from_utf8_lossy(t)),
-            _ => Strings::EMPTY,
+        // Paddle's `[1.169 ms]` suffix is kept apart: one name per operator, not per duration
+        let (name, suffix) = match &f.name {
+            Some(JVal::Str(s)) => {
+                let (stem, sfx) = split_timing_suffix(s);
+                (rank.strings.intern(stem), sfx.map(|x| rank.strings.intern(x)))
+            }
+            Some(JVal::Num(t)) => (rank.strings.intern(&String::from_utf8_lossy(t)), None),
+            _ => (Strings::EMPTY, None),
         };
         let pid_v = f.pid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
         let tid_v = f.tid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
@@ -522,6 +527,9 @@ impl ChromeSink<'_> {
             external_id,
             flags: fl | alt,
         });
+        if let Some(sfx) = suffix {
+            self.rank.events.name_suffix.push((e, sfx));
+        }
         if let Some(id) = &f.id {
             self.rank.events.push_int_arg(e, IntArg::FlowId, flow_id(id));
         }
