@@ -329,16 +329,18 @@ impl OpAccumulator {
 struct OpNames {
     ids: FxHashMap<String, u32>,
     list: Vec<String>,
-    /// (rank position, name id, suffix id) → id.
-    cache: FxHashMap<(usize, StrId, StrId), u32>,
+    /// (rank position, name id) → id, without `keep_suffix`.
+    cache: FxHashMap<(usize, StrId), u32>,
 }
 
 impl OpNames {
     fn id(&mut self, pos: usize, r: &RankTrace, e: EventId, keep_suffix: bool) -> u32 {
-        let suffix = if keep_suffix { r.events.name_suffix.binary_search_by_key(&e, |s| s.0).map_or(StrId(0), |i| r.events.name_suffix[i].1) } else { StrId(0) };
-        let key = (pos, r.events.name[e as usize], suffix);
-        if let Some(&id) = self.cache.get(&key) {
-            return id;
+        // with suffixes, names are (nearly) all different: no point caching by string id
+        let key = (pos, r.events.name[e as usize]);
+        if !keep_suffix {
+            if let Some(&id) = self.cache.get(&key) {
+                return id;
+            }
         }
         let name = op_name(r, e, keep_suffix);
         let id = match self.ids.get(name.as_ref()) {
@@ -350,7 +352,9 @@ impl OpNames {
                 id
             }
         };
-        self.cache.insert(key, id);
+        if !keep_suffix {
+            self.cache.insert(key, id);
+        }
         id
     }
 }

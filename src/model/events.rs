@@ -107,8 +107,12 @@ pub struct EventTable {
     /// Timing suffixes split off names at read time (`[1.169 ms]`, PaddlePaddle writes one on
     /// every event; see [`super::strings::split_timing_suffix`]): (event, suffix), by event. The
     /// `name` column holds the rest, so analyses group `matmul[1.2 us]` and `matmul[1.3 us]`
-    /// together; [`super::RankTrace::full_name`] puts the suffix back.
-    pub name_suffix: Vec<(EventId, StrId)>,
+    /// together; [`super::RankTrace::full_name`] puts the suffix back. Entries are (event, start,
+    /// end) of the suffix's text in [`EventTable::suffix_text`] (almost every suffix is different,
+    /// so they are not interned).
+    pub name_suffix: Vec<(EventId, u32, u32)>,
+    /// The texts of [`EventTable::name_suffix`], one after the other.
+    pub suffix_text: String,
     /// Numeric args of `cuda_profiler_range` events (the CUPTI range-profiler counters, e.g.
     /// `smsp__sass_thread_inst_executed_op_ffma_pred_on.sum`): (event, arg key, value), sorted
     /// by event. HTA turns every such key into a column (SPEC §1.2 step 7, §2.16).
@@ -224,6 +228,7 @@ impl EventTable {
         self.int_args.shrink_to_fit();
         self.counters.shrink_to_fit();
         self.name_suffix.shrink_to_fit();
+        self.suffix_text.shrink_to_fit();
         self.profiler_range_args.shrink_to_fit();
     }
 
@@ -240,6 +245,20 @@ impl EventTable {
     /// Kineto's `memory bandwidth (GB/s)` of row `e`, if the file gave one.
     pub fn memory_bw_gbps(&self, e: EventId) -> Option<f64> {
         self.int_arg(e, IntArg::MemoryBwGbpsBits).map(|b| f64::from_bits(b as u64))
+    }
+
+    /// The timing suffix split off row `e`'s name, if any.
+    pub fn name_suffix(&self, e: EventId) -> Option<&str> {
+        let i = self.name_suffix.binary_search_by_key(&e, |s| s.0).ok()?;
+        let (_, a, b) = self.name_suffix[i];
+        self.suffix_text.get(a as usize..b as usize)
+    }
+
+    /// Appends the timing suffix of row `e` (rows in order).
+    pub fn push_name_suffix(&mut self, e: EventId, suffix: &str) {
+        let a = self.suffix_text.len() as u32;
+        self.suffix_text.push_str(suffix);
+        self.name_suffix.push((e, a, self.suffix_text.len() as u32));
     }
 
     /// Sparse integer argument `arg` of row `e`.

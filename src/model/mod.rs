@@ -227,10 +227,9 @@ impl RankTrace {
     /// Name of row `e` as the file wrote it, with its timing suffix (see
     /// [`EventTable::name_suffix`]).
     pub fn full_name(&self, e: EventId) -> std::borrow::Cow<'_, str> {
-        let sfx = &self.events.name_suffix;
-        match sfx.binary_search_by_key(&e, |s| s.0) {
-            Ok(i) => format!("{}{}", self.name(e), self.strings.get(sfx[i].1)).into(),
-            Err(_) => self.name(e).into(),
+        match self.events.name_suffix(e) {
+            Some(sfx) => format!("{}{sfx}", self.name(e)).into(),
+            None => self.name(e).into(),
         }
     }
 

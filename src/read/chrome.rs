@@ -464,7 +464,7 @@ impl ChromeSink<'_> {
         let (name, suffix) = match &f.name {
             Some(JVal::Str(s)) => {
                 let (stem, sfx) = split_timing_suffix(s);
-                (rank.strings.intern(stem), sfx.map(|x| rank.strings.intern(x)))
+                (rank.strings.intern(stem), sfx)
             }
             Some(JVal::Num(t)) => (rank.strings.intern(&String::from_utf8_lossy(t)), None),
             _ => (Strings::EMPTY, None),
@@ -528,7 +528,7 @@ impl ChromeSink<'_> {
             flags: fl | alt,
         });
         if let Some(sfx) = suffix {
-            self.rank.events.name_suffix.push((e, sfx));
+            self.rank.events.push_name_suffix(e, sfx);
         }
         if let Some(id) = &f.id {
             self.rank.events.push_int_arg(e, IntArg::FlowId, flow_id(id));
