@@ -296,3 +296,32 @@ fn info_csv_lists_kinds_per_rank() {
     assert_eq!(o.status.code(), Some(0));
     eqnice!("rank,kind,events\n0,cpu_op,3\n0,instant,1\n0,metadata,1\n1,cpu_op,1\n1,kernel,1\n", stdout(&o));
 }
+
+/// A file over 16 MiB is read by a second thread while the first parses: same result as reading
+/// it in one piece with the library, and a damaged tail is still reported at its byte offset.
+#[test]
+fn large_files_are_read_ahead_in_a_second_thread() {
+    let dir = std::env::temp_dir().join(format!("kinetoscope-large-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("tmp dir");
+    let path = dir.join("large.json");
+    let mut text = String::from("{\"traceEvents\": [\n");
+    let n = 120_000;
+    for i in 0..n {
+        text += &format!("{{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"gemm_{}\", \"pid\": 0, \"tid\": 7, \"ts\": {}, \"dur\": 3, \"args\": {{\"stream\": 7, \"correlation\": {i}, \"padding\": \"{}\"}}}},\n", i % 7, i * 5, "x".repeat(80));
+    }
+    let cut = text.len();
+    text += "{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"last\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 1}\n]}\n";
+    assert!(text.len() > 17 << 20, "{} bytes", text.len());
+    std::fs::write(&path, &text).expect("write");
+    let lib = kinetoscope::read::read_all(&[("large.json", text.as_bytes())]).expect("read");
+    let v = info_json(&[path.to_str().expect("utf-8")]);
+    assert_eq!(v["events"], json!(n + 1));
+    assert_eq!(v["ranks"][0]["rows"], json!(lib.ranks[0].events.len()));
+    assert_eq!(v["ranks"][0]["kinds"]["kernel"], json!(n + 1));
+    // cut inside the last event: the complete events are kept and the tail is reported
+    std::fs::write(&path, &text.as_bytes()[..cut + 20]).expect("write");
+    let v = info_json(&[path.to_str().expect("utf-8")]);
+    assert_eq!(v["events"], json!(n));
+    assert_eq!(v["warnings"][0]["offset"], json!(cut));
+    let _ = std::fs::remove_dir_all(&dir);
+}

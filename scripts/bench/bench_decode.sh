@@ -79,7 +79,7 @@ print("%s,%s" % (decode[m][0], decode[m + 2][1]))
 PY
 )
 fi
-JSON_BYTES=$(stat -c %s "$FILE")
+JSON_BYTES=$(stat -L -c %s "$FILE")
 EVENTS=$(cat "$FILE.events" 2>/dev/null || echo "?")
 
 log ""
