@@ -34,7 +34,7 @@ pub struct Args {
     /// Print CSV.
     #[arg(long, conflicts_with = "json")]
     csv: bool,
-    /// Print JSON: {tables: {name: [rows]}, notes}.
+    /// Print the tables and the summary as JSON ({"tables": {name: rows}, "notes": [...]}).
     #[arg(long)]
     json: bool,
     /// Also write every table as DIR/<table>.csv.
