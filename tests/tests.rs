@@ -41,6 +41,8 @@ mod analysis_launch;
 mod analysis_steps;
 /// LLM decode-step statistics and extract (kernel_extractor's stats/extract) on testdata/decode/.
 mod analysis_decode;
+/// Trace diff (HTA's TraceDiff and the ranked default) on testdata/diff/.
+mod analysis_diff;
 mod analysis_stragglers;
 /// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
 mod analysis_sequences;
