@@ -525,7 +525,12 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     report.tables.push(steps_table(&stats.steps));
     report.tables.push(outliers_table(&stats.steps));
     let ranks: Vec<u32> = ctx.selected.iter().map(|&p| ctx.trace.ranks[p].rank).collect();
-    let summaries: Vec<RankSummary> = ranks.iter().map(|&r| RankSummary::of(r, &stats.steps)).collect();
+    // each rank's steps are contiguous in `stats.steps` (one pass, not one per rank: 1000s of ranks)
+    let mut spans: FxHashMap<u32, std::ops::Range<usize>> = FxHashMap::default();
+    for (i, st) in stats.steps.iter().enumerate() {
+        spans.entry(st.rank).and_modify(|r| r.end = i + 1).or_insert(i..i + 1);
+    }
+    let summaries: Vec<RankSummary> = ranks.iter().map(|&r| RankSummary::of(r, &stats.steps[spans.get(&r).cloned().unwrap_or(0..0)])).collect();
     report.tables.push(ranks_table(&summaries));
     report.notes = notes(&o, &stats, &summaries);
     report.charts = charts(&stats, &summaries);
@@ -609,13 +614,18 @@ fn steps_table(steps: &[StepStat]) -> Table {
 
 /// The steps flagged slow or fast, with their rank's median decode step.
 fn outliers_table(steps: &[StepStat]) -> Table {
-    let mut rows = Vec::new();
-    for s in steps.iter().filter(|s| s.outlier.is_some()) {
-        let mut d: Vec<f64> = steps.iter().filter(|t| t.rank == s.rank && matches!(t.kind, StepKind::Decode | StepKind::NoStartKernel)).map(|t| us(t.end - t.start)).collect();
-        d.sort_by(f64::total_cmp);
-        let median = quantile_sorted(&d, 0.5);
-        rows.push((s, median));
+    let mut lengths: FxHashMap<u32, Vec<f64>> = FxHashMap::default();
+    for t in steps.iter().filter(|t| matches!(t.kind, StepKind::Decode | StepKind::NoStartKernel)) {
+        lengths.entry(t.rank).or_default().push(us(t.end - t.start));
     }
+    let medians: FxHashMap<u32, f64> = lengths
+        .into_iter()
+        .map(|(r, mut d)| {
+            d.sort_by(f64::total_cmp);
+            (r, quantile_sorted(&d, 0.5))
+        })
+        .collect();
+    let rows: Vec<(&StepStat, f64)> = steps.iter().filter(|s| s.outlier.is_some()).map(|s| (s, medians.get(&s.rank).copied().unwrap_or(f64::NAN))).collect();
     Table::new("decode_outlier_steps")
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
         .with("step", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.number)).collect()))
@@ -644,6 +654,7 @@ struct RankSummary {
 }
 
 impl RankSummary {
+    /// The summary of `rank` from its steps (`steps` may hold other ranks' too).
     fn of(rank: u32, steps: &[StepStat]) -> RankSummary {
         let mine: Vec<&StepStat> = steps.iter().filter(|s| s.rank == rank).collect();
         let count = |k: StepKind| mine.iter().filter(|s| s.kind == k).count();
