@@ -20,7 +20,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::common::{quantile_sorted, std};
+use super::common::{quantile_sorted, std, us};
 use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Line, Report};
 use crate::model::links::find_steps;
@@ -92,11 +92,6 @@ fn op_name(r: &RankTrace, e: EventId, keep_suffix: bool) -> std::borrow::Cow<'_,
     } else {
         r.name(e).into()
     }
-}
-
-/// µs of `ns`, for output (one rounding).
-fn us(ns: i64) -> f64 {
-    ns as f64 / 1000.0
 }
 
 /// Parses `extract`'s range `START,END` (µs, decimals allowed) into ns.
@@ -537,16 +532,21 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     Ok(report)
 }
 
+/// Each row's bubble: its average start minus the previous row's average end (first row: its
+/// average start).
+fn bubbles(ops: &[OpStat]) -> Vec<f64> {
+    ops.iter().enumerate().map(|(i, op)| op.bubble_after_us(i.checked_sub(1).map(|j| &ops[j]))).collect()
+}
+
 /// kernel_extractor's `stats` CSV: `operation_name, avg_start_time_us, avg_end_time_us,
 /// avg_duration_us, bubble_time_us`.
 pub fn averages_table(ops: &[OpStat]) -> Table {
-    let bubbles: Vec<f64> = ops.iter().enumerate().map(|(i, op)| op.bubble_after_us(i.checked_sub(1).map(|j| &ops[j]))).collect();
     Table::new(AVERAGES_TABLE)
         .with("operation_name", Unit::None, Values::Str(ops.iter().map(|o| o.name.clone()).collect()))
         .with("avg_start_time_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_start_us).collect()))
         .with("avg_end_time_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_end_us).collect()))
         .with("avg_duration_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_duration_us).collect()))
-        .with("bubble_time_us", Unit::Us, Values::Float(bubbles))
+        .with("bubble_time_us", Unit::Us, Values::Float(bubbles(ops)))
 }
 
 /// Per-operation distributions, for each group (rank or all ranks).
@@ -555,6 +555,7 @@ fn op_table(name: &str, groups: &[(Option<u32>, &[OpStat])]) -> Table {
     let (mut op, mut occ, mut steps) = (Vec::new(), Vec::new(), Vec::new());
     let mut cols: [Vec<f64>; 8] = Default::default();
     for &(r, ops) in groups {
+        let bubbles = bubbles(ops);
         for (i, o) in ops.iter().enumerate() {
             let d = o.durations_us();
             rank.push(r.map(i64::from).unwrap_or(-1));
@@ -569,7 +570,7 @@ fn op_table(name: &str, groups: &[(Option<u32>, &[OpStat])]) -> Table {
                 quantile_sorted(&d, 0.9),
                 d.last().copied().unwrap_or(f64::NAN),
                 std(&d),
-                o.bubble_after_us(i.checked_sub(1).map(|j| &ops[j])),
+                bubbles[i],
             ];
             for (c, v) in cols.iter_mut().zip(vals) {
                 c.push(v);

@@ -3,7 +3,7 @@
 //! side, compared.
 //!
 //! * A side is loaded the way `LabeledTrace` loads it: `parse_traces()` only, without alignment or
-//!   the last-step filter ([`HtaFrameOptions::parse_only`]).
+//!   the last-step filter ([`parse_rank`], for the compared rank only).
 //! * `iterations`: the step numbers of the `ProfilerStep#N` names, ascending.
 //! * `extract_ops`: the rows of the first rank whose `iteration` is the first iteration; CPU rows
 //!   are those with stream −1, GPU rows the others.
@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::common::shorten_name;
-use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions};
+use super::hta_frame::{hta_step_number, parse_rank, HtaFrame};
 use crate::model::{RankTrace, Trace};
 use crate::table::{Table, Unit, Values};
 
@@ -73,9 +73,8 @@ impl<'a> LabeledTrace<'a> {
             Some(n) => trace.ranks.iter().position(|r| r.rank == n)?,
             None => (!trace.ranks.is_empty()).then_some(0)?,
         };
-        let mut frames = hta_frames(trace, &HtaFrameOptions { parse_only: true, exact, ..Default::default() });
-        let frame = frames.ranks.swap_remove(pos);
-        Some(LabeledTrace { label: label.to_string(), trace, frame, rank: &trace.ranks[pos] })
+        let rank = &trace.ranks[pos];
+        Some(LabeledTrace { label: label.to_string(), trace, frame: parse_rank(rank, exact), rank })
     }
 
     /// The rank compared.

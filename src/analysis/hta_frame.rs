@@ -57,9 +57,6 @@ pub struct HtaFrameOptions {
     pub include_last_profiler_step: bool,
     /// kinetoscope's corrected view instead of HTA's (module docs). Default `false` (HTA's).
     pub exact: bool,
-    /// `Trace.parse_traces()` only, as TraceDiff's `LabeledTrace` loads (SPEC §3): steps 1–5 of
-    /// the module docs, no alignment and no last-step filter.
-    pub parse_only: bool,
 }
 
 /// HTA's loaded DataFrames of a whole trace.
@@ -143,7 +140,7 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
     let min_ts_us = frames.iter().filter_map(|f| f.ts.iter().min().copied()).min();
     let min_ts_ns = frames.iter().filter_map(|f| f.ts_ns.iter().min().copied()).min();
-    for f in frames.iter_mut().filter(|_| !opts.parse_only) {
+    for f in &mut frames {
         for t in &mut f.ts {
             *t -= min_ts_us.unwrap_or(0);
         }
@@ -168,7 +165,7 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     symbols.sort_unstable();
     symbols.dedup();
     let profiler_step_symbols = symbols.len();
-    let filtered = profiler_step_symbols >= 2 && !opts.parse_only;
+    let filtered = profiler_step_symbols >= 2;
     if filtered {
         for (f, r) in frames.iter_mut().zip(&trace.ranks) {
             let order = if opts.exact { last_step_filter_exact(f, r, opts.include_last_profiler_step) } else { last_step_filter(f, r, opts.include_last_profiler_step) };
@@ -197,8 +194,10 @@ pub fn hta_step_number(name: &str) -> Option<i64> {
     name.starts_with("ProfilerStep").then(|| crate::model::links::step_number(name)).flatten().map(i64::from)
 }
 
-/// Parses one file the way HTA's `parse_trace_file` does (before alignment and filtering).
-fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
+/// Parses one file the way HTA's `parse_trace_file` does: steps 1–5 of the module docs, before
+/// alignment and filtering (what TraceDiff's `LabeledTrace` keeps, SPEC §3). `exact`: the
+/// corrected times of [`HtaFrameOptions::exact`].
+pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let ev = &r.events;
     let rows: Vec<usize> = (0..ev.len()).filter(|&e| kept(r, e)).collect();
     let rounded = r.meta.ts_fractional_or_missing && !exact;
