@@ -2,7 +2,8 @@
 //! `testdata/README.md`): aten::dropout removed, gemm twice as slow, aten::add and its kernel new,
 //! a third step, one more launch per step.
 
-use kinetoscope::analysis::diff::{hta_tables, ranked_table, summary_line, Device, LabeledTrace};
+use kinetoscope::analysis::diff::{hta_tables, report, DiffOptions, LabeledTrace, Side};
+use kinetoscope::analysis::report::Report;
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};
@@ -12,33 +13,40 @@ fn read(f: &str) -> Trace {
     kinetoscope::read::read_all(&[(f, &util::bytes(&p)[..])]).expect("read")
 }
 
+fn diff(c: &Trace, t: &Trace, o: &DiffOptions) -> Report {
+    let (c, t) = (Side::new("control", c, None).expect("control"), Side::new("test", t, None).expect("test"));
+    report(&c, &t, o).expect("diff")
+}
+
+fn csv(r: &Report, name: &str) -> String {
+    r.tables.iter().find(|t| t.name == name).unwrap_or_else(|| panic!("no table {name}")).to_csv()
+}
+
+/// Per step: control has one complete step (the last is left out), test two.
 #[test]
-fn operators_ranked_by_time_change() {
+fn operators_ranked_by_time_change_per_step() {
     let (c, t) = (read("control.json"), read("test.json"));
-    let (c, t) = (LabeledTrace::new("control", &c, None, true).expect("control"), LabeledTrace::new("test", &t, None, true).expect("test"));
-    assert_eq!((c.iterations(), t.iterations()), (vec![1, 2], vec![1, 2, 3]));
+    let r = diff(&c, &t, &DiffOptions::default());
+    assert_eq!(r.tables[0].name, "diff_by_op");
     eqnice!(
-        "name,control_counts,control_total_duration,test_counts,test_total_duration,diff_counts,diff_duration,counts_change_categories,duration_change_pct,change
-ProfilerStep#1,1.0,1000.0,1.0,800.0,0.0,-200.0,=,-20.0,unchanged
-gemm,1.0,100.0,1.0,200.0,0.0,100.0,=,100.0,unchanged
-aten::dropout,1.0,40.0,0.0,0.0,-1.0,-40.0,-,-100.0,deleted
-aten::add,0.0,0.0,1.0,20.0,1.0,20.0,+,,added
-add_k,0.0,0.0,1.0,10.0,1.0,10.0,+,,added
-cudaLaunchKernel,2.0,15.0,3.0,20.0,1.0,5.0,+,33.333333333333336,increased
-aten::mm,1.0,90.0,1.0,90.0,0.0,0.0,=,0.0,unchanged
-aten::relu,1.0,40.0,1.0,40.0,0.0,0.0,=,0.0,unchanged
-relu_k,1.0,20.0,1.0,20.0,0.0,0.0,=,0.0,unchanged
+        "name,control_time_us,test_time_us,diff_time_us,change_pct,control_count,test_count,control_mean_us,test_mean_us,change
+ProfilerStep#*,1000.0,800.0,-200.0,-20.0,1.0,1.0,1000.0,800.0,unchanged
+gemm,100.0,200.0,100.0,100.0,1.0,1.0,100.0,200.0,unchanged
+aten::dropout,40.0,0.0,-40.0,-100.0,1.0,0.0,40.0,,deleted
+aten::add,0.0,20.0,20.0,,0.0,1.0,,20.0,added
+add_k,0.0,10.0,10.0,,0.0,1.0,,10.0,added
+cudaLaunchKernel,15.0,20.0,5.0,33.333333333333336,2.0,3.0,7.5,6.666666666666667,increased
+aten::mm,90.0,90.0,0.0,0.0,1.0,1.0,90.0,90.0,unchanged
+aten::relu,40.0,40.0,0.0,0.0,1.0,1.0,40.0,40.0,unchanged
+relu_k,20.0,20.0,0.0,0.0,1.0,1.0,20.0,20.0,unchanged
 ",
-        ranked_table(&c, &t, Device::All, false).to_csv()
+        csv(&r, "diff_by_op")
     );
-    // GPU rows take the iteration of their launch
-    let gpu = ranked_table(&c, &t, Device::Gpu, false).to_csv();
-    let names: Vec<&str> = gpu.lines().skip(1).map(|l| l.split(',').next().unwrap_or_default()).collect();
-    assert_eq!(names, ["gemm", "add_k", "relu_k"]);
     eqnice!(
-        "step time 1.000 → 0.800 ms (-20.0 %; control iteration 1 rank 0 vs test iteration 1 rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs",
-        summary_line(&c, &t)
+        "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs",
+        r.notes[0]
     );
+    assert_eq!(r.notes[1], "times and calls are per step: control 1 steps, test 2 steps averaged");
 }
 
 /// HTA mode on the pair: the same classes in `ops_diff__all`, sorted by class then name.

@@ -126,6 +126,20 @@ pub enum Chart {
         /// Series of `(x, height)` points.
         series: Vec<Line>,
     },
+    /// Bars side by side per category, one per series (control, test, difference), on a value
+    /// axis that may go below zero.
+    GroupedBars {
+        /// Title.
+        title: String,
+        /// Label of the category axis.
+        x_label: String,
+        /// Label of the value axis (with unit).
+        y_label: String,
+        /// Category labels.
+        categories: Vec<String>,
+        /// Series, drawn left to right within each category.
+        series: Vec<Series>,
+    },
     /// A waterfall: one row per bar `(label, start, end)`, top to bottom, and above them a lane
     /// with the gaps of their union from 0 (bubbles) in red.
     Waterfall {
@@ -148,6 +162,7 @@ impl Chart {
             | Chart::Histogram { title, .. }
             | Chart::Lines { title, .. }
             | Chart::Columns { title, .. }
+            | Chart::GroupedBars { title, .. }
             | Chart::Waterfall { title, .. } => title,
         }
     }

@@ -56,6 +56,7 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) ->
         Chart::Histogram { title, x_label, bins } => histogram(area, title, x_label, bins),
         Chart::Lines { title, x_label, y_label, lines, step } => lines_chart(area, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => columns(area, title, x_label, y_label, series),
+        Chart::GroupedBars { title, x_label, y_label, categories, series } => grouped_bars(area, title, x_label, y_label, categories, series),
         Chart::Waterfall { title, x_label, bars } => waterfall(area, title, x_label, bars),
     }
 }
@@ -275,6 +276,42 @@ fn columns<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_lab
         legend(&mut chart)?;
     }
     Ok(())
+}
+
+/// Categories drawn by a grouped bar chart (each has one bar per series).
+const MAX_GROUPS: usize = 20;
+
+fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
+    let n = categories.len().min(MAX_GROUPS);
+    if n == 0 || series.is_empty() {
+        return empty(area, title);
+    }
+    let vals = || series.iter().flat_map(|s| s.values.iter().take(n)).map(|&v| finite(v));
+    let (lo, hi) = (vals().fold(0.0, f64::min), vals().fold(0.0, f64::max));
+    let lo = if lo < 0.0 { lo * 1.08 } else { 0.0 };
+    // category i is centred on x = i: whole-number ticks carry the labels
+    let label = |x: &f64| if x.fract() == 0.0 && *x >= 0.0 { categories.get(*x as usize).map(|c| short(c, 14)).unwrap_or_default() } else { String::new() };
+    let mut chart = ChartBuilder::on(area)
+        .caption(title, ("sans-serif", 18))
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5..(n as f64 - 0.5), lo..axis_max(hi))
+        .map_err(e2s)?;
+    chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc(y_label).x_labels(n).x_label_formatter(&label).draw().map_err(e2s)?;
+    let w = 0.8 / series.len() as f64;
+    for (k, s) in series.iter().enumerate() {
+        let c = color(k);
+        let rects = (0..n).map(move |i| {
+            let (x, v) = (i as f64 - 0.4 + k as f64 * w, finite(s.values.get(i).copied().unwrap_or(0.0)));
+            Rectangle::new([(x, 0.0_f64.min(v)), (x + w * 0.9, 0.0_f64.max(v))], c.filled())
+        });
+        chart.draw_series(rects).map_err(e2s)?.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+    }
+    if lo < 0.0 {
+        chart.draw_series(std::iter::once(PathElement::new([(-0.5, 0.0), (n as f64 - 0.5, 0.0)], BLACK.mix(0.6)))).map_err(e2s)?;
+    }
+    legend(&mut chart)
 }
 
 /// Rows of a waterfall that get a name on the axis; with more, the rows are only drawn.

@@ -1,11 +1,12 @@
-//! `kinetoscope diff CONTROL TEST`: what changed between two runs, per operator (HTA's TraceDiff,
-//! `analysis::diff`). `--hta --out DIR` writes the oracle's `compare_traces__*`, `ops_diff__*`,
-//! `ops_summary__*` and `iterations__*` files.
+//! `kinetoscope diff CONTROL [TEST]`: what changed between two runs, or between some ranks of one
+//! run and its other ranks (`analysis::diff`). `--hta --out DIR` writes the oracle's
+//! `compare_traces__*`, `ops_diff__*`, `ops_summary__*` and `iterations__*` files.
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
-use kinetoscope::analysis::diff::{hta_tables, ranked_table, summary_line, Device, LabeledTrace};
+use anyhow::{bail, Context as _, Result};
+use kinetoscope::analysis::diff::{hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
+use kinetoscope::analysis::registry::parse_int_list;
 use kinetoscope::analysis::report::Report;
 
 /// Options of `diff`.
@@ -13,72 +14,125 @@ use kinetoscope::analysis::report::Report;
 pub struct Args {
     /// The run before the change: a trace file or a folder of per-rank traces.
     control: PathBuf,
-    /// The run after it.
-    test: PathBuf,
-    /// HTA 0.5.0's TraceDiff tables with the oracle's names (compare_traces__*, ops_diff__*,
-    /// ops_summary__*, iterations__*), its µs rounding included.
-    #[arg(long)]
-    hta: bool,
-    /// Rank of CONTROL to compare (default: the first).
+    /// The run after it. Without it, --test-ranks of CONTROL are compared with its other ranks.
+    test: Option<PathBuf>,
+    /// The main comparison: operators, GPU kernels, kernel types, steps or user annotations.
+    #[arg(long, value_name = "op|kernel|type|step|annotation", default_value = "op", value_parser = ["op", "kernel", "type", "step", "annotation"])]
+    by: String,
+    /// Ranks of CONTROL compared, e.g. 0-3 (default: all; with one trace, all but --test-ranks).
+    /// Several ranks: per key, the median over them.
+    #[arg(long, value_name = "LIST")]
+    control_ranks: Option<String>,
+    /// Ranks of TEST compared (default: all).
+    #[arg(long, value_name = "LIST")]
+    test_ranks: Option<String>,
+    /// Compare this profiler step only (default: the average over every complete step).
     #[arg(long, value_name = "N")]
-    control_rank: Option<u32>,
-    /// Rank of TEST to compare (default: the first).
-    #[arg(long, value_name = "N")]
-    test_rank: Option<u32>,
-    /// Operators counted: all, cpu (stream −1) or gpu.
+    iteration: Option<i64>,
+    /// Events `--by op` counts: all, cpu (stream −1) or gpu.
     #[arg(long, value_name = "all|cpu|gpu", default_value = "all", value_parser = ["all", "cpu", "gpu"])]
     device: String,
     /// Compare short names (templates and argument lists removed; HTA's use_short_name).
     #[arg(long)]
     short_names: bool,
-    /// Print CSV.
+    /// Decode steps (diff_decode) are cut at the first GPU operation containing this (none: at
+    /// the step start).
+    #[arg(long, value_name = "NAME", default_value = "recover_decode_task")]
+    start_kernel: String,
+    /// HTA 0.5.0's TraceDiff tables with the oracle's names (compare_traces__*, ops_diff__*,
+    /// ops_summary__*, iterations__*): the first iteration of one rank per side, µs rounding
+    /// included.
+    #[arg(long)]
+    hta: bool,
+    /// Print the main table as CSV.
     #[arg(long, conflicts_with = "json")]
     csv: bool,
-    /// Print the tables and the summary as JSON ({"tables": {name: rows}, "notes": [...]}).
+    /// Print every table and the summary as JSON ({"tables": {name: [rows]}, "notes": [...]}).
     #[arg(long)]
     json: bool,
     /// Also write every table as DIR/<table>.csv.
     #[arg(long, value_name = "DIR")]
     out: Option<PathBuf>,
+    /// Write the charts (grouped bars control/test/difference) to an SVG or PNG file.
+    #[arg(long, value_name = "FILE.svg|FILE.png")]
+    plot: Option<PathBuf>,
+}
+
+fn ranks(text: &Option<String>, what: &str) -> Result<Option<Vec<i64>>> {
+    match text {
+        Some(t) => parse_int_list(t).map_err(|e| anyhow::anyhow!("{what}: {e}")),
+        None => Ok(None),
+    }
 }
 
 /// Runs `diff`.
 pub fn run(a: Args) -> Result<()> {
     let control_trace = super::input::read_trace(std::slice::from_ref(&a.control))?;
-    let test_trace = super::input::read_trace(std::slice::from_ref(&a.test))?;
-    let side = |label: &str, t, rank: Option<u32>, path: &PathBuf| {
-        LabeledTrace::new(label, t, rank, !a.hta).with_context(|| match rank {
-            Some(r) => format!("{}: no rank {r}", path.display()),
-            None => format!("{}: no rank with events", path.display()),
-        })
+    let test_trace = match &a.test {
+        Some(p) => Some(super::input::read_trace(std::slice::from_ref(p))?),
+        None => None,
     };
-    let control = side("control", &control_trace, a.control_rank, &a.control)?;
-    let test = side("test", &test_trace, a.test_rank, &a.test)?;
-    let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
-    let mut report = Report::default();
-    if a.hta {
-        report.tables = hta_tables(&control, &test);
-    } else {
-        report.tables.push(ranked_table(&control, &test, device, a.short_names));
-    }
-    report.notes.push(summary_line(&control, &test));
-    if let Some(dir) = &a.out {
-        let mut all = report.clone();
-        if !a.hta {
-            all.tables = Device::ALL.into_iter().flat_map(|d| [false, true].map(|s| ranked_table(&control, &test, d, s))).collect();
+    let mut control_ranks = ranks(&a.control_ranks, "--control-ranks")?;
+    let test_ranks = ranks(&a.test_ranks, "--test-ranks")?;
+    if test_trace.is_none() {
+        let Some(t) = &test_ranks else { bail!("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace") };
+        if control_ranks.is_none() {
+            let others: Vec<i64> = control_trace.ranks.iter().map(|r| i64::from(r.rank)).filter(|r| !t.contains(r)).collect();
+            if others.is_empty() {
+                bail!("{}: --test-ranks takes every rank; nothing is left to compare with", a.control.display());
+            }
+            control_ranks = Some(others);
         }
-        super::analysis::write_report(dir, &all)?;
     }
-    let shown = if a.hta && !a.csv && !a.json {
-        // the oracle's tables are long; print the one asked for
-        let want = format!("compare_traces__{}{}", device.as_str(), if a.short_names { "__short" } else { "" });
-        Report { tables: report.tables.iter().filter(|t| t.name == want).cloned().collect(), ..report.clone() }
-    } else {
-        report.clone()
+    let test_trace = test_trace.as_ref().unwrap_or(&control_trace);
+    let mut report = if a.hta { hta_report(&a, &control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref())? } else {
+        let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
+        let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, ..Default::default() };
+        let sk = a.start_kernel.trim();
+        o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
+        let control = Side::new("control", &control_trace, control_ranks.as_deref()).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?;
+        let test = Side::new("test", test_trace, test_ranks.as_deref()).map_err(|e| anyhow::anyhow!("{}: {e}", a.test.as_ref().unwrap_or(&a.control).display()))?;
+        report(&control, &test, &o).map_err(|e| anyhow::anyhow!("{e}"))?
     };
-    super::analysis::print_report(&mut std::io::stdout().lock(), &shown, a.csv, a.json)?;
+    if let Some(dir) = &a.out {
+        super::analysis::write_report(dir, &report)?;
+    }
+    if let Some(p) = &a.plot {
+        super::analysis::write_plot(p, &report.charts)?;
+    }
+    if !a.json {
+        // the main table only; --json and --out have them all
+        report.tables.truncate(1);
+    }
+    super::analysis::print_report(&mut std::io::stdout().lock(), &report, a.csv, a.json)?;
     for n in &report.notes {
         eprintln!("{n}");
     }
     Ok(())
+}
+
+/// HTA's TraceDiff tables, the one `--device`/`--short-names` name first.
+fn hta_report(a: &Args, control: &kinetoscope::Trace, test: &kinetoscope::Trace, cr: Option<&[i64]>, tr: Option<&[i64]>) -> Result<Report> {
+    let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>> {
+        match r {
+            None => Ok(None),
+            Some([n]) => u32::try_from(*n).map(Some).with_context(|| format!("{what}: no rank {n}")),
+            Some(_) => bail!("{what}: HTA's TraceDiff compares one rank per side; give one rank (or leave out --hta)"),
+        }
+    };
+    let side = |label: &str, t, rank: Option<u32>, path: &PathBuf| {
+        LabeledTrace::new(label, t, rank, false).with_context(|| match rank {
+            Some(r) => format!("{}: no rank {r}", path.display()),
+            None => format!("{}: no rank with events", path.display()),
+        })
+    };
+    let control = side("control", control, one(cr, "--control-ranks")?, &a.control)?;
+    let test = side("test", test, one(tr, "--test-ranks")?, a.test.as_ref().unwrap_or(&a.control))?;
+    let mut tables = hta_tables(&control, &test);
+    let want = format!("compare_traces__{}{}", a.device, if a.short_names { "__short" } else { "" });
+    if let Some(p) = tables.iter().position(|t| t.name == want) {
+        let t = tables.remove(p);
+        tables.insert(0, t);
+    }
+    Ok(Report { tables, ..Report::default() })
 }

@@ -1,5 +1,4 @@
-//! Trace diff: what changed between a control and a test run. HTA's `TraceDiff` (SPEC §3) in HTA
-//! mode: per operator name, counts and total durations of one iteration of one rank of each
+//! HTA's `TraceDiff` (SPEC §3), the `--hta` mode of the diff: per operator name, counts and total durations of one iteration of one rank of each
 //! side, compared.
 //!
 //! * A side is loaded the way `LabeledTrace` loads it: `parse_traces()` only, without alignment or
@@ -17,8 +16,8 @@
 
 use std::collections::BTreeMap;
 
-use super::common::shorten_name;
-use super::hta_frame::{hta_step_number, parse_rank, HtaFrame};
+use crate::analysis::common::shorten_name;
+use crate::analysis::hta_frame::{hta_step_number, parse_rank, HtaFrame};
 use crate::model::{RankTrace, Trace};
 use crate::table::{Table, Unit, Values};
 
@@ -247,39 +246,4 @@ fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test
         .with("diff_counts", Unit::Count, f(&OpChange::diff_counts))
         .with("diff_duration", Unit::Us, f(&OpChange::diff_duration))
         .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category().to_string()).collect()))
-}
-
-/// kinetoscope's comparison of one device selection: [`compare`] ranked by the absolute change
-/// of total time (largest first; name order at equal changes), with the relative change and
-/// `ops_diff`'s class. Table `op_diff__<device>[__short]`.
-pub fn ranked_table(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, device: Device, short: bool) -> Table {
-    let mut rows = compare(&control.ops_summary(None, device), &test.ops_summary(None, device), short);
-    rows.sort_by(|a, b| b.diff_duration().abs().total_cmp(&a.diff_duration().abs()));
-    let name = format!("op_diff__{}{}", device.as_str(), if short { "__short" } else { "" });
-    let pct = |r: &OpChange| if r.control_total_duration > 0.0 { 100.0 * r.diff_duration() / r.control_total_duration } else { f64::NAN };
-    compare_table(&name, &rows, short, &control.label, &test.label)
-        .with("duration_change_pct", Unit::Percent, Values::Float(rows.iter().map(pct).collect()))
-        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.change().unwrap_or("").to_string()).collect()))
-}
-
-/// One line: the step time of the compared iterations and the biggest gain and loss.
-pub fn summary_line(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> String {
-    let step = |s: &LabeledTrace<'_>| -> Option<(i64, f64)> {
-        let it = *s.iterations().first()?;
-        let f = &s.frame;
-        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
-    };
-    let mut line = match (step(control), step(test)) {
-        (Some((ci, c)), Some((ti, t))) => format!("step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})", 100.0 * (t - c) / c, control.label, control.rank(), test.label, test.rank()),
-        _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
-    };
-    let rows = compare(&control.ops_summary(None, Device::All), &test.ops_summary(None, Device::All), false);
-    let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
-    if let Some(g) = rows.iter().filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep")).min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
-        line += &format!("; biggest gain: {}", ops(g));
-    }
-    if let Some(l) = rows.iter().filter(|r| r.diff_duration() > 0.0 && !r.name.starts_with("ProfilerStep")).max_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
-        line += &format!("; biggest loss: {}", ops(l));
-    }
-    line
 }
