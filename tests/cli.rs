@@ -325,3 +325,41 @@ fn large_files_are_read_ahead_in_a_second_thread() {
     assert_eq!(v["warnings"][0]["offset"], json!(cut));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `diff`: one run's rank against its other ranks, the main table as CSV on stdout and the
+/// summary on stderr; `--plot` and `--out`; the errors of the one-trace form and of `--hta`.
+#[test]
+fn diff_compares_ranks_of_one_run_and_two_runs() {
+    let o = run(&["diff", "diff/ranks", "--test-ranks", "2", "--by", "type", "--csv"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    eqnice!(
+        "kernel_type,control_time_us,test_time_us,diff_time_us,change_pct,control_count,test_count,control_mean_us,test_mean_us,change
+COMPUTATION,220.0,320.0,100.0,45.45454545454545,2.0,2.0,110.0,160.0,unchanged
+COMMUNICATION,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
+",
+        stdout(&o)
+    );
+    assert!(stderr(&o).starts_with("step time 1.000 → 1.000 ms (+0.0 %); control (2 ranks, median) vs test (rank 2); biggest loss (type): COMPUTATION +100.0 µs\n"), "{}", stderr(&o));
+
+    let dir = std::env::temp_dir().join(format!("kinetoscope-diff-{}", std::process::id()));
+    let (out, plot) = (dir.join("out"), dir.join("d.svg"));
+    let o = run(&["diff", "diff/control.json", "diff/test.json", "--by", "kernel", "--out", out.to_str().expect("utf-8"), "--plot", plot.to_str().expect("utf-8")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).starts_with("diff_by_kernel\nname "), "{}", stdout(&o));
+    let mut files: Vec<String> = std::fs::read_dir(&out).expect("out").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    files.sort();
+    assert_eq!(files, ["diff_by_annotation.csv", "diff_by_kernel.csv", "diff_by_op.csv", "diff_by_type.csv", "diff_kernel_sequences.csv", "diff_overlap.csv", "diff_steps.csv", "diff_temporal.csv"]);
+    let svg = std::fs::read_to_string(&plot).expect("svg");
+    assert!(svg.contains("Time per step by kernel: control vs test") && svg.contains("difference"), "{}", &svg[..svg.len().min(400)]);
+    let _ = std::fs::remove_dir_all(&dir);
+
+    let o = run(&["diff", "diff/ranks"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace"), "{}", stderr(&o));
+    let o = run(&["diff", "diff/ranks", "--test-ranks", "0-2"]);
+    assert!(stderr(&o).contains("diff/ranks: --test-ranks takes every rank; nothing is left to compare with"), "{}", stderr(&o));
+    let o = run(&["diff", "diff/ranks", "--test-ranks", "7"]);
+    assert!(stderr(&o).contains("test: rank 7 is not in the trace (ranks: 0, 1, 2)"), "{}", stderr(&o));
+    let o = run(&["diff", "diff/ranks", "diff/ranks", "--hta", "--control-ranks", "0,1"]);
+    assert!(stderr(&o).contains("--control-ranks: HTA's TraceDiff compares one rank per side"), "{}", stderr(&o));
+}

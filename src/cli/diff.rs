@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use kinetoscope::analysis::diff::{hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
+use kinetoscope::analysis::diff::{hta_summary, hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
 use kinetoscope::analysis::registry::parse_int_list;
 use kinetoscope::analysis::report::Report;
 
@@ -134,5 +134,5 @@ fn hta_report(a: &Args, control: &kinetoscope::Trace, test: &kinetoscope::Trace,
         let t = tables.remove(p);
         tables.insert(0, t);
     }
-    Ok(Report { tables, ..Report::default() })
+    Ok(Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() })
 }

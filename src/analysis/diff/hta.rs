@@ -247,3 +247,25 @@ fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test
         .with("diff_duration", Unit::Us, f(&OpChange::diff_duration))
         .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category().to_string()).collect()))
 }
+/// HTA mode's summary: the step time of the compared iterations and the biggest gain and loss
+/// of `compare_traces`.
+pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> String {
+    let step = |s: &LabeledTrace<'_>| -> Option<(i64, f64)> {
+        let it = *s.iterations().first()?;
+        let f = &s.frame;
+        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
+    };
+    let mut line = match (step(control), step(test)) {
+        (Some((ci, c)), Some((ti, t))) => format!("step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})", 100.0 * (t - c) / c, control.label, control.rank(), test.label, test.rank()),
+        _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
+    };
+    let rows = compare(&control.ops_summary(None, Device::All), &test.ops_summary(None, Device::All), false);
+    let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
+    if let Some(g) = rows.iter().filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep")).min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+        line += &format!("; biggest gain: {}", ops(g));
+    }
+    if let Some(l) = rows.iter().filter(|r| r.diff_duration() > 0.0 && !r.name.starts_with("ProfilerStep")).max_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+        line += &format!("; biggest loss: {}", ops(l));
+    }
+    line
+}

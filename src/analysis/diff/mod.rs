@@ -30,7 +30,7 @@ mod more;
 
 use std::collections::BTreeMap;
 
-pub use hta::{compare, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
+pub use hta::{compare, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, shorten_name};
 use super::decode::DecodeOptions;

@@ -36,8 +36,12 @@ fn paired<T: Copy>(control: &Side<'_>, test: &Side<'_>, c: &[(u32, T)], t: &[(u3
         c.iter().zip(t).map(|(a, b)| (a.0.to_string(), a.1, b.1)).collect()
     } else {
         let vals = |v: &[(u32, T)]| v.iter().map(|x| x.1).collect::<Vec<T>>();
-        let label = |s: &Side<'_>, v: &[(u32, T)]| if v.len() == 1 { v[0].0.to_string() } else { format!("median of {}", s.ranks().len()) };
-        vec![(format!("{} vs {}", label(control, c), label(test, t)), med(&vals(c)), med(&vals(t)))]
+        let label = |v: &[(u32, T)]| match v {
+            [one] => format!("rank {}", one.0),
+            _ if v.len() > 8 => format!("median of {} ranks", v.len()),
+            _ => format!("median of ranks {}", v.iter().map(|x| x.0.to_string()).collect::<Vec<_>>().join("/")),
+        };
+        vec![(format!("{} vs {}", label(c), label(t)), med(&vals(c)), med(&vals(t)))]
     }
 }
 
@@ -178,7 +182,9 @@ fn sequences_table(control: &Side<'_>, test: &Side<'_>) -> Table {
     let mut names: Vec<&String> = c.keys().chain(t.keys()).collect();
     names.sort_unstable();
     names.dedup();
-    let mut rows: Vec<(&str, &str, (String, u64), (String, u64))> = Vec::new();
+    // (operator, change, control (kernels, calls), test (kernels, calls))
+    type Row<'s> = (&'s str, &'static str, (String, u64), (String, u64));
+    let mut rows: Vec<Row<'_>> = Vec::new();
     for n in names {
         let (a, b) = (c.get(n).map(top), t.get(n).map(top));
         let change = match (&a, &b) {
