@@ -36,7 +36,7 @@ gemm,100.0,200.0,100.0,100.0,1.0,1.0,100.0,200.0,unchanged
 aten::dropout,40.0,0.0,-40.0,-100.0,1.0,0.0,40.0,,deleted
 aten::add,0.0,20.0,20.0,,0.0,1.0,,20.0,added
 add_k,0.0,10.0,10.0,,0.0,1.0,,10.0,added
-cudaLaunchKernel,15.0,20.0,5.0,33.333333333333336,2.0,3.0,7.5,6.666666666666667,increased
+cudaLaunchKernel,15.0,20.0,5.0,33.33,2.0,3.0,7.5,6.666666666666667,increased
 aten::mm,90.0,90.0,0.0,0.0,1.0,1.0,90.0,90.0,unchanged
 aten::relu,40.0,40.0,0.0,0.0,1.0,1.0,40.0,40.0,unchanged
 relu_k,20.0,20.0,0.0,0.0,1.0,1.0,20.0,20.0,unchanged
@@ -110,7 +110,7 @@ ncclKernel_AllReduce_RING,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
     );
     eqnice!(
         "kernel_type,control_time_us,test_time_us,diff_time_us,change_pct,control_count,test_count,control_mean_us,test_mean_us,change
-COMPUTATION,220.0,320.0,100.0,45.45454545454545,2.0,2.0,110.0,160.0,unchanged
+COMPUTATION,220.0,320.0,100.0,45.45,2.0,2.0,110.0,160.0,unchanged
 COMMUNICATION,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
 ",
         csv(&r, "diff_by_type")

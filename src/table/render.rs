@@ -55,7 +55,7 @@ impl Table {
 
     /// Aligned text: text columns left-aligned, numbers right-aligned, a rule under the header.
     pub fn to_text(&self) -> String {
-        let cells: Vec<Vec<String>> = self.columns.iter().map(|c| (0..self.rows()).map(|r| cell(&c.values, r)).collect()).collect();
+        let cells: Vec<Vec<String>> = self.columns.iter().map(|c| (0..self.rows()).map(|r| clip(cell(&c.values, r))).collect()).collect();
         let widths: Vec<usize> = self
             .columns
             .iter()
@@ -80,4 +80,20 @@ impl Table {
         }
         out
     }
+}
+
+/// Longest cell of a text table, characters (kernel names run to kilobytes; CSV and JSON keep
+/// them whole).
+const TEXT_CELL_MAX: usize = 80;
+
+/// `s` cut to [`TEXT_CELL_MAX`] characters by leaving out its middle, marked with `…` (kernel
+/// names often differ only in their template arguments at the end).
+fn clip(s: String) -> String {
+    let n = s.chars().count();
+    if n <= TEXT_CELL_MAX {
+        return s;
+    }
+    let head = TEXT_CELL_MAX * 2 / 3;
+    let tail = TEXT_CELL_MAX - head - 1;
+    s.chars().take(head).chain(['…']).chain(s.chars().skip(n - tail)).collect()
 }

@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 
 pub use hta::{compare, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
-use super::common::{covered, gpu_rows, kernel_type, merge_intervals, shorten_name};
+use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, shorten_name};
 use super::decode::DecodeOptions;
 use super::hta_frame::{hta_step_number, HtaFrame};
 use super::registry::{fail, AnalysisError, Context};
@@ -278,10 +278,10 @@ impl Change {
         self.test_ns - self.control_ns
     }
 
-    /// Relative change of time, % (NaN when control is 0).
+    /// Relative change of time, % rounded to 0.01 (NaN when control is 0).
     pub fn pct(&self) -> f64 {
         if self.control_ns > 0.0 {
-            100.0 * self.diff_ns() / self.control_ns
+            np_round(100.0 * self.diff_ns() / self.control_ns, 2)
         } else {
             f64::NAN
         }
@@ -414,7 +414,7 @@ fn steps_table(c: &[StepValues], t: &[StepValues], control: &str, test: &str) ->
     let col = |v: &[StepValues], g: &dyn Fn(&StepValues) -> f64| Values::Float((0..n).map(|k| v.get(k).map_or(f64::NAN, g)).collect());
     let num = |v: &[StepValues]| Values::Str((0..n).map(|k| v.get(k).map_or(String::new(), |s| format!("ProfilerStep#{}", s.number))).collect());
     let diff: Vec<f64> = (0..n).map(|k| t.get(k).map_or(f64::NAN, |s| s.duration) - c.get(k).map_or(f64::NAN, |s| s.duration)).collect();
-    let pct: Vec<f64> = (0..n).map(|k| 100.0 * diff[k] / c.get(k).map_or(f64::NAN, |s| s.duration)).collect();
+    let pct: Vec<f64> = (0..n).map(|k| np_round(100.0 * diff[k] / c.get(k).map_or(f64::NAN, |s| s.duration), 2)).collect();
     let change: Vec<String> = (0..n)
         .map(|k| match (c.get(k), t.get(k)) {
             (None, Some(_)) => "added".into(),
