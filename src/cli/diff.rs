@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use kinetoscope::analysis::diff::{hta_summary, hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
+use kinetoscope::analysis::diff::{hta_summary, hta_tables, report, side_frames, By, Device, DiffOptions, LabeledTrace, Side};
 use kinetoscope::analysis::registry::parse_int_list;
 use kinetoscope::analysis::report::Report;
 
@@ -67,10 +67,21 @@ fn ranks(text: &Option<String>, what: &str) -> Result<Option<Vec<i64>>> {
 
 /// Runs `diff`.
 pub fn run(a: Args) -> Result<()> {
-    let control_trace = super::input::read_trace(std::slice::from_ref(&a.control))?;
-    let test_trace = match &a.test {
-        Some(p) => Some(super::input::read_trace(std::slice::from_ref(p))?),
-        None => None,
+    // the two runs are read at the same time, each then gets its frames in its own thread
+    let read = |p: &PathBuf| super::input::read_trace(std::slice::from_ref(p)).map(|t| {
+        let f = (!a.hta).then(|| side_frames(&t));
+        (t, f)
+    });
+    let (control, test) = std::thread::scope(|s| {
+        let test = a.test.as_ref().map(|p| s.spawn(move || read(p)));
+        let control = read(&a.control);
+        let test = test.map(|h| h.join().unwrap_or_else(|_| Err(anyhow::anyhow!("reading the test trace failed (a bug)"))));
+        (control, test)
+    });
+    let ((control_trace, control_frames), test) = (control?, test.transpose()?);
+    let (test_trace, test_frames) = match test {
+        Some((t, f)) => (Some(t), f),
+        None => (None, None),
     };
     let mut control_ranks = ranks(&a.control_ranks, "--control-ranks")?;
     let test_ranks = ranks(&a.test_ranks, "--test-ranks")?;
@@ -90,8 +101,11 @@ pub fn run(a: Args) -> Result<()> {
         let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, ..Default::default() };
         let sk = a.start_kernel.trim();
         o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
-        let control = Side::new("control", &control_trace, control_ranks.as_deref()).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?;
-        let test = Side::new("test", test_trace, test_ranks.as_deref()).map_err(|e| anyhow::anyhow!("{}: {e}", a.test.as_ref().unwrap_or(&a.control).display()))?;
+        let control_frames = control_frames.context("frames of the control run (a bug)")?;
+        // one run compared with itself: both sides start from its frames
+        let test_frames = test_frames.unwrap_or_else(|| control_frames.clone());
+        let control = Side::with_frames("control", &control_trace, control_ranks.as_deref(), control_frames).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?;
+        let test = Side::with_frames("test", test_trace, test_ranks.as_deref(), test_frames).map_err(|e| anyhow::anyhow!("{}: {e}", a.test.as_ref().unwrap_or(&a.control).display()))?;
         report(&control, &test, &o).map_err(|e| anyhow::anyhow!("{e}"))?
     };
     if let Some(dir) = &a.out {

@@ -30,14 +30,16 @@ mod more;
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 pub use hta::{compare, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, shorten_name};
 use super::decode::DecodeOptions;
-use super::hta_frame::{hta_step_number, HtaFrame};
-use super::registry::{fail, AnalysisError, Context};
+use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions, HtaFrames};
+use super::registry::{fail, select_ranks, AnalysisError, Context};
 use super::report::{Chart, Report, Series};
-use crate::model::{Kind, RankTrace, Trace};
+use crate::model::{Kind, RankTrace, StrId, Trace};
 use crate::table::{Table, Unit, Values};
 
 /// What the main comparison is by.
@@ -125,6 +127,16 @@ impl<'a> Side<'a> {
         Ok(Side { label: label.to_string(), ctx })
     }
 
+    /// The same over frames already built with [`side_frames`] (the CLI builds them while it
+    /// reads the other run).
+    pub fn with_frames(label: &str, trace: &'a Trace, ranks: Option<&[i64]>, frames: HtaFrames) -> Result<Side<'a>, AnalysisError> {
+        let selected = select_ranks(trace, ranks).map_err(|e| AnalysisError(format!("{label}: {e}")))?;
+        if selected.is_empty() {
+            return fail(format!("{label}: the trace has no ranks"));
+        }
+        Ok(Side { label: label.to_string(), ctx: Context::with_frames(trace, Some(frames), false, selected) })
+    }
+
     /// Rank numbers of the side.
     pub fn ranks(&self) -> Vec<u32> {
         self.ctx.selected.iter().map(|&p| self.ctx.trace.ranks[p].rank).collect()
@@ -137,6 +149,13 @@ impl<'a> Side<'a> {
             rs => format!("{} ({} ranks, median)", self.label, rs.len()),
         }
     }
+}
+
+/// The frames a side reads: every rank, exact times (what [`Side::new`] builds on first use).
+pub fn side_frames(trace: &Trace) -> HtaFrames {
+    let mut o = HtaFrameOptions::default();
+    o.exact = true;
+    hta_frames(trace, &o)
 }
 
 /// What one rank contributes: its frame rows in scope and the divisor that makes them per step.
@@ -156,10 +175,6 @@ impl Scope<'_> {
 
     fn kind(&self, i: usize) -> Kind {
         self.r.events.kind[self.f.row[i] as usize]
-    }
-
-    fn name(&self, i: usize) -> &str {
-        self.r.strings.get(self.f.name[i])
     }
 }
 
@@ -190,22 +205,56 @@ fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>) -> Result<Vec<Scope<'s
     Ok(out)
 }
 
-/// The key of row `i` in a comparison by `by` (`None`: not counted).
-fn key(s: &Scope<'_>, i: usize, by: By, o: &DiffOptions) -> Option<String> {
-    let gpu = || s.f.stream[i] != -1 && s.kind(i) != Kind::CudaSync;
-    let name = |n: &str| if o.short_names { shorten_name(n) } else { n.to_string() };
+/// What row `i` is counted under in a comparison by `by` (`None`: not counted): its name id
+/// and a class that, with the name, makes the key ([`key_text`]). Rows are grouped by this pair
+/// first, so the texts are made once per distinct pair, not once per row.
+fn key(s: &Scope<'_>, i: usize, by: By, o: &DiffOptions) -> Option<(StrId, KeyClass)> {
+    let (id, kind) = (s.f.name[i], s.kind(i));
+    let gpu = s.f.stream[i] != -1 && kind != Kind::CudaSync;
     match by {
-        // every step is one ProfilerStep#N: as one name, they compare across steps
-        By::Op if s.name(i).starts_with("ProfilerStep#") => (o.device != Device::Gpu || s.f.stream[i] != -1).then(|| "ProfilerStep#*".to_string()),
-        By::Op => (o.device == Device::All || (o.device == Device::Cpu) == (s.f.stream[i] == -1)).then(|| name(s.name(i))),
-        By::Kernel => gpu().then(|| name(s.name(i))),
-        By::Type => gpu().then(|| kernel_type(s.name(i), s.kind(i), false).as_str().to_string()),
-        By::Annotation => match s.kind(i) {
-            Kind::UserAnnotation if !s.name(i).starts_with("ProfilerStep") => Some(s.name(i).to_string()),
-            Kind::GpuUserAnnotation if !s.name(i).starts_with("ProfilerStep") => Some(format!("{} (GPU)", s.name(i))),
+        By::Op => {
+            let keep = match o.device {
+                Device::All => true,
+                Device::Cpu => s.f.stream[i] == -1,
+                Device::Gpu => s.f.stream[i] != -1,
+            };
+            keep.then_some((id, KeyClass::Name))
+        }
+        By::Kernel => gpu.then_some((id, KeyClass::Name)),
+        By::Type => gpu.then_some((id, KeyClass::Type(kind))),
+        By::Annotation => match kind {
+            Kind::UserAnnotation => Some((id, KeyClass::Annotation)),
+            Kind::GpuUserAnnotation => Some((id, KeyClass::GpuAnnotation)),
             _ => None,
         },
         By::Step => None,
+    }
+}
+
+/// How a name id becomes a key.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum KeyClass {
+    /// The name (shortened with `--short-names`); every `ProfilerStep#N` is `ProfilerStep#*`.
+    Name,
+    /// The kernel type of a GPU event of this kind.
+    Type(Kind),
+    /// A user annotation (steps are not annotations here).
+    Annotation,
+    /// Its GPU-side copy: `NAME (GPU)`.
+    GpuAnnotation,
+}
+
+/// The key of `(name, class)` (`None`: not counted after all).
+fn key_text(name: &str, class: KeyClass, o: &DiffOptions) -> Option<String> {
+    let step = name.starts_with("ProfilerStep#");
+    match class {
+        KeyClass::Name if step => Some("ProfilerStep#*".to_string()),
+        KeyClass::Name if o.short_names => Some(shorten_name(name)),
+        KeyClass::Name => Some(name.to_string()),
+        KeyClass::Type(kind) => Some(kernel_type(name, kind, false).as_str().to_string()),
+        KeyClass::Annotation | KeyClass::GpuAnnotation if step => None,
+        KeyClass::Annotation => Some(name.to_string()),
+        KeyClass::GpuAnnotation => Some(format!("{name} (GPU)")),
     }
 }
 
@@ -214,18 +263,25 @@ fn side_values(side: &Side<'_>, by: By, o: &DiffOptions) -> Result<BTreeMap<Stri
     let scopes = scopes(side, o.iteration)?;
     let mut per_rank: Vec<BTreeMap<String, (f64, f64)>> = Vec::new();
     for s in &scopes {
-        let mut m: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        let mut by_id: FxHashMap<(StrId, KeyClass), (i64, i64)> = FxHashMap::default();
         for i in 0..s.f.len() {
             if !s.keeps(i) {
                 continue;
             }
             if let Some(k) = key(s, i, by, o) {
-                let v = m.entry(k).or_default();
-                v.0 += 1.0;
-                v.1 += s.f.dur_ns[i] as f64;
+                let v = by_id.entry(k).or_default();
+                v.0 += 1;
+                v.1 += s.f.dur_ns[i];
             }
         }
-        m.values_mut().for_each(|v| *v = (v.0 / s.per, v.1 / s.per));
+        let mut m: BTreeMap<String, (f64, f64)> = BTreeMap::new();
+        for ((id, class), (n, ns)) in by_id {
+            if let Some(k) = key_text(s.r.strings.get(id), class, o) {
+                let v = m.entry(k).or_default();
+                v.0 += n as f64 / s.per;
+                v.1 += ns as f64 / s.per;
+            }
+        }
         per_rank.push(m);
     }
     Ok(median_by_key(&per_rank))
@@ -379,15 +435,26 @@ fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, AnalysisError> {
     let mut out = Vec::new();
     for s in scopes(side, None)? {
         let (f, r) = (s.f, s.r);
-        let gpu = gpu_rows(f, r, false);
+        // one pass: each step's CPU-side row and the GPU work of each iteration
+        let mut dur: FxHashMap<i64, i64> = FxHashMap::default();
+        for i in (0..f.len()).filter(|&i| f.stream[i] == -1) {
+            if let Some(n) = hta_step_number(r.strings.get(f.name[i])) {
+                dur.entry(n).or_insert(f.dur_ns[i]);
+            }
+        }
+        let mut work: FxHashMap<i64, Vec<(i64, i64)>> = FxHashMap::default();
+        for i in gpu_rows(f, r, false) {
+            if let Some(n) = f.iteration[i] {
+                work.entry(n).or_default().push((f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i]));
+            }
+        }
         let steps = s
             .steps
             .iter()
             .map(|&n| {
-                let dur = (0..f.len()).find(|&i| f.stream[i] == -1 && hta_step_number(r.strings.get(f.name[i])) == Some(n)).map_or(f64::NAN, |i| f.dur_ns[i] as f64);
-                let rows: Vec<usize> = gpu.iter().copied().filter(|&i| f.iteration[i] == Some(n)).collect();
-                let busy = covered(&merge_intervals(rows.iter().map(|&i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()));
-                StepValues { number: n, duration: dur, busy: busy as f64, kernels: rows.len() as f64 }
+                let iv = work.remove(&n).unwrap_or_default();
+                let kernels = iv.len() as f64;
+                StepValues { number: n, duration: dur.get(&n).map_or(f64::NAN, |&d| d as f64), busy: covered(&merge_intervals(iv)) as f64, kernels }
             })
             .collect();
         out.push(steps);

@@ -3,13 +3,16 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use super::{median, DiffOptions, Side};
 use crate::analysis::call_graph::{CallGraph, CallGraphOptions};
 use crate::analysis::common::{shorten_name, us};
 use crate::analysis::decode::{decode_stats, DecodeStats, OpStat};
 use crate::analysis::overlap::comm_comp_overlap;
 use crate::analysis::temporal::temporal_breakdown;
-use crate::model::Kind;
+use crate::analysis::hta_frame::HtaFrame;
+use crate::model::{Kind, RankTrace, StrId};
 use crate::table::{Table, Unit, Values};
 
 /// Appends `diff_temporal`, `diff_overlap`, `diff_decode` (when both sides have decode steps) and
@@ -139,12 +142,28 @@ fn decode_table(c: &[OpStat], t: &[OpStat], cl: &str, tl: &str) -> Table {
         .with(&format!("{tl}_avg_start_us"), Unit::Us, col(&tm, 0))
 }
 
+/// `(a(), b())`, natively in two threads (the page's wasm has one).
+fn both<A: Send, B: Send>(a: impl FnOnce() -> A + Send, b: impl FnOnce() -> B + Send) -> (A, B) {
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        std::thread::scope(|s| {
+            let h = s.spawn(b);
+            let a = a();
+            (a, h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+        })
+    }
+    #[cfg(target_arch = "wasm32")]
+    {
+        (a(), b())
+    }
+}
+
 /// Per CPU operator name: how often each kernel sequence (short kernel names in start order)
 /// follows a call, over every rank of the side. A kernel belongs to the innermost CPU operator
 /// above its launch.
-fn op_sequences(side: &Side<'_>) -> BTreeMap<String, BTreeMap<Vec<String>, u64>> {
+fn op_sequences(ranks: &[(&HtaFrame, &RankTrace)]) -> BTreeMap<String, BTreeMap<Vec<String>, u64>> {
     let mut out: BTreeMap<String, BTreeMap<Vec<String>, u64>> = BTreeMap::new();
-    for (f, r) in side.ctx.ranks() {
+    for &(f, r) in ranks {
         let Ok(graph) = CallGraph::build(f, r, CallGraphOptions::new(false)) else { continue };
         let kind = |i: usize| r.events.kind[f.row[i] as usize];
         let mut calls: BTreeMap<usize, Vec<(i64, usize)>> = BTreeMap::new();
@@ -160,9 +179,10 @@ fn op_sequences(side: &Side<'_>) -> BTreeMap<String, BTreeMap<Vec<String>, u64>>
                 calls.entry(op).or_default().push((f.ts_ns[k], k));
             }
         }
+        let mut short: FxHashMap<StrId, String> = FxHashMap::default();
         for (op, mut kernels) in calls {
             kernels.sort_unstable();
-            let seq: Vec<String> = kernels.iter().map(|&(_, k)| shorten_name(r.strings.get(f.name[k]))).collect();
+            let seq: Vec<String> = kernels.iter().map(|&(_, k)| short.entry(f.name[k]).or_insert_with(|| shorten_name(r.strings.get(f.name[k]))).clone()).collect();
             *out.entry(r.strings.get(f.name[op]).to_string()).or_default().entry(seq).or_default() += 1;
         }
     }
@@ -178,7 +198,8 @@ fn top(seqs: &BTreeMap<Vec<String>, u64>) -> (String, u64) {
 /// Table `diff_kernel_sequences`: operators whose most frequent kernel sequence differs, that
 /// launch kernels only in test (`new`) or only in control (`gone`).
 fn sequences_table(control: &Side<'_>, test: &Side<'_>) -> Table {
-    let (c, t) = (op_sequences(control), op_sequences(test));
+    let (cr, tr): (Vec<_>, Vec<_>) = (control.ctx.ranks().collect(), test.ctx.ranks().collect());
+    let (c, t) = both(|| op_sequences(&cr), || op_sequences(&tr));
     let mut names: Vec<&String> = c.keys().chain(t.keys()).collect();
     names.sort_unstable();
     names.dedup();
