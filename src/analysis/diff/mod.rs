@@ -153,9 +153,7 @@ impl<'a> Side<'a> {
 
 /// The frames a side reads: every rank, exact times (what [`Side::new`] builds on first use).
 pub fn side_frames(trace: &Trace) -> HtaFrames {
-    let mut o = HtaFrameOptions::default();
-    o.exact = true;
-    hta_frames(trace, &o)
+    hta_frames(trace, &HtaFrameOptions { exact: true, ..Default::default() })
 }
 
 /// What one rank contributes: its frame rows in scope and the divisor that makes them per step.
