@@ -82,9 +82,9 @@ export function diffPanel(spec) {
       const report = spec.parse(answer.json);
       parts.error.hidden = true;
       // the summary line is the first note: shown on its own, above the others
-      parts.summary.textContent = report.summary ?? '';
-      parts.summary.hidden = report.summary == null;
-      await spec.show(parts, { ...report, notes: report.summary == null ? report.notes : report.notes.slice(1) });
+      parts.summary.textContent = report.summary;
+      parts.summary.hidden = !report.summary;
+      await spec.show(parts, { ...report, notes: report.summary ? report.notes.slice(1) : report.notes });
       if (mine !== seq) return;
       const list = (rs) => rs.map((x) => x.src ?? String(x)).join(', ');
       const side = (label, rs) => `${label} rank${rs.length === 1 ? '' : 's'} ${list(rs)}`;

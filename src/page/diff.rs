@@ -8,12 +8,12 @@
 //! * the same trace on both sides: `test_ranks` is required, and an empty `control_ranks` means
 //!   every other rank of the trace (the CLI's one-trace form, `diff RUN --test-ranks 3`);
 //! * HTA mode: HTA's `TraceDiff` tables (one rank per side, the first one by default), the
-//!   `compare_traces__<device>[__short]` table of the options first;
+//!   `compare_traces__<device>[__short]` table of the options first, and [`hta_summary`]'s line;
 //! * otherwise [`report`]: the `by` table and its grouped-bar charts first, the summary line the
 //!   first note.
 //!
 //! The JSON adds to a run's: `control_ranks` and `test_ranks` (the ranks each side compared) and
-//! `summary` (the one-line summary, also the first note; `null` in HTA mode). Each table's `csv`
+//! `summary` (the one-line summary, also the first note). Each table's `csv`
 //! is what `kinetoscope diff … --out DIR` writes to `DIR/<table>.csv`.
 
 use std::collections::BTreeMap;
@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
-use crate::analysis::diff::{hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
+use crate::analysis::diff::{hta_summary, hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
 use crate::analysis::registry::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::report::{Chart, Report};
 use crate::model::Trace;
@@ -68,7 +68,7 @@ struct DiffPage<'a> {
     control_ranks: Vec<u32>,
     test_ranks: Vec<u32>,
     params: BTreeMap<&'a str, &'a str>,
-    summary: Option<&'a str>,
+    summary: &'a str,
     tables: Vec<PageTable<'a>>,
     charts: &'a [Chart],
     notes: &'a [String],
@@ -99,7 +99,7 @@ pub fn diff_json(control: &Trace, test: &Trace, params_json: &str, control_ranks
         control_ranks: d.control_ranks,
         test_ranks: d.test_ranks,
         params: params.iter().collect(),
-        summary: if hta { None } else { d.report.notes.first().map(String::as_str) },
+        summary: d.report.notes.first().map(String::as_str).unwrap_or_default(),
         tables: d.report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
         charts: &d.report.charts,
         notes: &d.report.notes,
@@ -147,7 +147,8 @@ fn one_of(name: &str, found: &str) -> AnalysisError {
     AnalysisError(format!("option '{name}': expected one of {}, found '{found}'", choices(name).join(", ")))
 }
 
-/// HTA's TraceDiff tables, the one of `device` and `short` first (as `kinetoscope diff --hta`).
+/// HTA's TraceDiff tables, the one of `device` and `short` first, and the summary line (as
+/// `kinetoscope diff --hta`).
 fn hta_diff(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, device: Device, short: bool) -> Result<Diff, AnalysisError> {
     let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>, AnalysisError> {
         match r {
@@ -170,7 +171,8 @@ fn hta_diff(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]
         let t = tables.remove(p);
         tables.insert(0, t);
     }
-    Ok(Diff { report: Report { tables, ..Report::default() }, control_ranks: vec![control.rank()], test_ranks: vec![test.rank()] })
+    let report = Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() };
+    Ok(Diff { report, control_ranks: vec![control.rank()], test_ranks: vec![test.rank()] })
 }
 
 #[cfg(test)]
@@ -288,11 +290,14 @@ mod tests {
         let (c, t) = (one("control.json"), one("test.json"));
         let v = json(&diff_json(&c, &t, r#"{"device": "gpu", "short_names": "true"}"#, "", "", true).unwrap());
         assert_eq!(v["hta"], true);
-        assert_eq!(v["summary"], serde_json::Value::Null);
+        let (cl, tl) = (LabeledTrace::new("control", &c, None, false).unwrap(), LabeledTrace::new("test", &t, None, false).unwrap());
+        assert_eq!(v["summary"], hta_summary(&cl, &tl));
+        assert_eq!(v["notes"], serde_json::json!([hta_summary(&cl, &tl)]));
+        assert!(v["summary"].as_str().unwrap().starts_with("step time 1.000 → "), "{}", v["summary"]);
         let names: Vec<&str> = v["tables"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names[0], "compare_traces__gpu__short");
         assert!(names.contains(&"compare_traces__all") && names.contains(&"ops_diff__cpu") && names.contains(&"iterations__test"), "{names:?}");
-        let expected = hta_tables(&LabeledTrace::new("control", &c, None, false).unwrap(), &LabeledTrace::new("test", &t, None, false).unwrap());
+        let expected = hta_tables(&cl, &tl);
         for want in &expected {
             let got = v["tables"].as_array().unwrap().iter().find(|g| g["name"] == want.name).unwrap();
             assert_eq!(got["csv"], want.to_csv(), "{}", want.name);
