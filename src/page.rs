@@ -15,6 +15,10 @@
 //!
 //! Numbers are serde_json's text (the CLI's `--json` prints the same), `NaN` is `null`; `csv` is
 //! [`Table::to_csv`] (what the CLI's `--csv` and `--out` write), so the page never formats a CSV.
+//!
+//! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
+
+mod diff;
 
 use std::collections::BTreeMap;
 
@@ -25,6 +29,8 @@ use crate::analysis::registry::{self, parse_int_list, select_ranks, AnalysisErro
 use crate::analysis::report::{Chart, ReportFile};
 use crate::model::Trace;
 use crate::table::Table;
+
+pub use diff::{diff, diff_json, diff_options_json, Diff, DIFF_OPTIONS};
 
 /// One analysis as the page lists it (a tab with an options form).
 #[derive(Debug, Serialize)]

@@ -6,6 +6,9 @@
 //! `end_file()`, and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
 //! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
 //! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
+//! Diff mode: one worker holds two sessions (control and test) and calls `diff(control, test,
+//! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
+//! as both. `diff_options()` lists the Diff form's options.
 //! On the main thread: `analyses()` (the registry as JSON, for the tabs), `draw_chart(canvas_id,
 //! chart_json)` and `draw_kinds_chart(canvas_id, overview_json)` (plotters measures text through
 //! the DOM, so charts cannot be drawn inside a worker).
@@ -116,6 +119,26 @@ impl Session {
         let w = self.workspace.as_ref().ok_or_else(|| err("report_file called before finish"))?;
         w.file(analysis, name).map(<[u8]>::to_vec).ok_or_else(|| err(format!("{analysis} produced no file '{name}' in its last run")))
     }
+}
+
+/// Compares two finished sessions as `kinetoscope diff` does (`page::diff_json`): options as a
+/// JSON object (`diff_options()`; missing = default), ranks as text (`0,2-5`; empty = all). The
+/// same session on both sides compares its `test_ranks` with `control_ranks` (empty: every other
+/// rank). Returns the comparison's JSON.
+#[wasm_bindgen]
+pub fn diff(control: &Session, test: &Session, params_json: &str, control_ranks: &str, test_ranks: &str, hta: bool) -> Result<String, JsValue> {
+    crate::page::diff_json(finished(control, "control")?, finished(test, "test")?, params_json, control_ranks, test_ranks, hta).map_err(err)
+}
+
+/// The trace of a finished session.
+fn finished<'s>(s: &'s Session, what: &str) -> Result<&'s crate::model::Trace, JsValue> {
+    s.workspace.as_ref().map(Workspace::trace).ok_or_else(|| err(format!("diff: the {what} trace is not read yet")))
+}
+
+/// The options of the Diff mode, as JSON: `[{name, kind, default, help, choices}]`.
+#[wasm_bindgen]
+pub fn diff_options() -> String {
+    crate::page::diff_options_json()
 }
 
 /// Every analysis the page offers, as JSON: `[{name, title, about, hta_api, options: [{name,

@@ -1,9 +1,10 @@
 // kinetoscope page: hands dropped/picked files to the parse worker and draws the overview it returns.
 // JS moves bytes and draws (STYLE A7): every number shown comes from Rust's JSON, shown as given.
 // Layout: platform (where wasm, worker and sample come from) · input (drop, pick, sample) · job (worker,
-// progress, cancel) · render (overview tables) · URL hash state.
+// progress, cancel) · render (overview tables) · tabs · Diff mode (two runs in one worker) · URL hash state.
 
 import { Num, parseExact, renderReport } from './report.js'; // www/build.sh inlines it in the single-file build
+import { diffPanel } from './diff.js'; // likewise
 
 // ---- platform -------------------------------------------------------------------------------------
 // The served build (dist/index.html) loads pkg/ and worker.js by URL. The single-file build
@@ -46,7 +47,8 @@ mainWasm.then((mod) => {
 }, (e) => showError(`Could not load the WebAssembly module: ${message(e)}`));
 
 // ---- URL hash state -------------------------------------------------------------------------------
-// `#sample=1`: the overview shows the bundled sample (a shareable link that loads it on open).
+// `#sample=1`: the overview shows the bundled sample (a shareable link that loads it on open); `#mode=diff`:
+// the page opens in Diff mode.
 const hashState = () => new URLSearchParams(location.hash.slice(1));
 function setHash(params) {
   const s = params.toString();
@@ -57,17 +59,28 @@ function setHash(params) {
 const hidden = (path) => path.split('/').some((part) => part.startsWith('.'));
 const byPath = (a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
+// the Diff mode's side under the pointer is marked (.over): a drop there goes to that side
+const markSide = (zone) => { for (const z of document.querySelectorAll('[data-side]')) z.classList.toggle('over', z === zone); };
 document.addEventListener('dragover', (e) => {
   e.preventDefault();
   document.body.classList.add('dragging');
+  markSide(e.target.closest?.('[data-side]'));
 });
 document.addEventListener('dragleave', (e) => {
-  if (!e.relatedTarget) document.body.classList.remove('dragging');
+  if (!e.relatedTarget) {
+    document.body.classList.remove('dragging');
+    markSide(null);
+  }
 });
 document.addEventListener('drop', async (e) => {
   e.preventDefault();
   document.body.classList.remove('dragging');
-  setState('loading');
+  markSide(null);
+  // in Diff mode a drop belongs to the side it lands on
+  const diffMode = document.body.dataset.mode === 'diff';
+  const side = diffMode ? e.target.closest?.('[data-side]')?.dataset.side : null;
+  if (diffMode && !side) return showStatus('Drop the files on the Control or the Test side.');
+  if (!diffMode) setState('loading');
   // Entries must be taken synchronously, during the event: the DataTransfer is emptied afterwards.
   const items = [...(e.dataTransfer?.items ?? [])].filter((i) => i.kind === 'file');
   const roots = items.length
@@ -76,7 +89,8 @@ document.addEventListener('drop', async (e) => {
   try {
     const found = [];
     for (const root of roots) if (root) await collect(root, found);
-    startUserFiles(found);
+    if (side) chooseSide(side, found);
+    else startUserFiles(found);
   } catch (err) {
     showError(`Could not read the dropped files: ${message(err)}`);
   }
@@ -98,14 +112,15 @@ async function collect(entry, out) {
   }
 }
 
-for (const id of ['file', 'folder']) {
-  $(id).addEventListener('change', (e) => {
-    const found = [...e.target.files]
-      .map((file) => ({ path: file.webkitRelativePath || file.name, file }))
-      .filter(({ path }) => !hidden(path));
-    e.target.value = ''; // picking the same files again fires `change` again
-    startUserFiles(found);
-  });
+for (const id of ['file', 'folder']) $(id).addEventListener('change', (e) => startUserFiles(picked(e.target)));
+
+// The files of a file or folder input, without hidden ones.
+function picked(input) {
+  const found = [...input.files]
+    .map((file) => ({ path: file.webkitRelativePath || file.name, file }))
+    .filter(({ path }) => !hidden(path));
+  input.value = ''; // picking the same files again fires `change` again
+  return found;
 }
 
 function startUserFiles(found) {
@@ -155,7 +170,7 @@ async function run(files) {
   setBusy(true);
   showProgress({ file: files[0]?.name ?? '', done: 0, total: files.reduce((n, f) => n + f.size, 0) });
   worker.onmessage = async ({ data }) => {
-    if (trace?.worker === worker && data.id !== undefined) return answered(data);
+    if (trace?.worker === worker && data.id !== undefined) return answered(trace, data);
     if (job !== current) return;
     if (data.type === 'progress') showProgress(data);
     else if (data.type === 'result') {
@@ -163,9 +178,11 @@ async function run(files) {
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
       window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes };
       showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
-      let list = [];
+      let list = [], diffOptions = null;
       try {
-        list = JSON.parse((await mainWasm).analyses?.() ?? '[]');
+        const mod = await mainWasm;
+        list = JSON.parse(mod.analyses?.() ?? '[]');
+        diffOptions = JSON.parse(mod.diff_options?.() ?? 'null');
       } catch (e) {
         console.warn('no analyses:', e);
       }
@@ -173,7 +190,7 @@ async function run(files) {
       try {
         const ov = render(data.json);
         trace = { worker, ranks: (ov.ranks ?? []).map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))), pending: new Map() };
-        buildTabs(list);
+        buildTabs(list, diffOptions);
         setState('done');
       } catch (e) {
         worker.terminate();
@@ -217,41 +234,47 @@ function dropTrace() {
   trace = null;
 }
 
-/** Sends a request to the trace worker; resolves with its answer. */
-function ask(msg) {
-  if (!trace) return Promise.reject(new Error('no trace is open'));
-  const id = ++requests, t = trace;
+/** Sends a request to a worker holding traces (`t`: the trace's, or the Diff mode's); resolves with its answer. */
+function ask(msg, t = trace) {
+  if (!t) return Promise.reject(new Error('no trace is open'));
+  const id = ++requests;
   return new Promise((ok, fail) => {
     t.pending.set(id, { ok, fail: (e, dropped) => fail(Object.assign(e, { dropped })) });
     t.worker.postMessage({ ...msg, id });
   });
 }
-function answered(data) {
-  const p = trace.pending.get(data.id);
+function answered(t, data) {
+  const p = t.pending.get(data.id);
   if (!p) return;
-  trace.pending.delete(data.id);
+  t.pending.delete(data.id);
   if (data.type === 'failed') p.fail(new Error(data.message));
   else p.ok(data);
 }
 
 $('cancel').addEventListener('click', () => {
-  if (!job) return;
-  stop();
+  if (pair?.loading) {
+    dropPair();
+    setBusy(false);
+  } else if (job) stop();
+  else return;
   showStatus('Cancelled.');
   setState('cancelled');
 });
 
+const INPUTS = '#drop input, #drop button, #diff .side input';
 function setBusy(busy) {
   $('busy').hidden = !busy;
-  for (const el of document.querySelectorAll('#drop input, #drop button')) el.disabled = busy;
-  for (const el of document.querySelectorAll('#drop .button')) el.classList.toggle('disabled', busy);
+  for (const el of document.querySelectorAll(INPUTS)) el.disabled = busy;
+  for (const el of document.querySelectorAll('#drop .button, #diff .side .button')) el.classList.toggle('disabled', busy);
   if (busy) showStatus('');
 }
 
-function showProgress({ file, done, total }) {
+// `slot`: which side of the Diff mode is being read (the worker says 'trace' for a single trace)
+function showProgress({ file, done, total, slot }) {
   $('progress').max = Math.max(total, 1);
   $('progress').value = done;
-  $('progress-text').textContent = `${group(String(done))} of ${group(String(total))} bytes${file ? ` · ${file}` : ''}`;
+  const side = slot === 'control' || slot === 'test' ? `${slot}: ` : '';
+  $('progress-text').textContent = `${side}${group(String(done))} of ${group(String(total))} bytes${file ? ` · ${file}` : ''}`;
 }
 
 // ---- render ---------------------------------------------------------------------------------------------
@@ -358,22 +381,30 @@ async function drawChart(json) {
 // what report.js shows.
 // It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
 const OVERVIEW = 'overview';
+const COMPARE = 'compare-ranks'; // the tab of a diff panel on the one trace: a rank set against the others
 // A link's `#tab=name` opens that tab once its trace is read; a trace opened later starts on its Overview.
 let linkedTab = hashState().get('tab');
 
-function buildTabs(list) {
-  const tabs = [{ name: OVERVIEW, title: 'Overview' }, ...list];
+function buildTabs(list, diffOptions) {
+  const compare = diffOptions ? [{ name: COMPARE, title: 'Compare ranks',
+    about: 'Ranks of this run against its other ranks (kinetoscope diff RUN --test-ranks N): what makes a straggler slow' }] : [];
+  const tabs = [{ name: OVERVIEW, title: 'Overview' }, ...list, ...compare];
   $('tabs').replaceChildren(...tabs.map((t) => {
     const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
       'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: t.about ?? null }, t.title);
     b.addEventListener('click', () => selectTab(t.name));
     return b;
   }));
-  $('panels').replaceChildren(...list.map(buildPanel));
+  $('panels').replaceChildren(...list.map(buildPanel), ...compare.map((a) => {
+    const panel = diffPanel({ ...a, options: diffOptions, oneTrace: true, ranksHint: rankRanges(trace.ranks),
+      ask: (msg) => ask({ ...msg, pair: false }), show: showDiff(a.name), parse: parseExact });
+    for (const [k, v] of Object.entries({ role: 'tabpanel', 'aria-labelledby': `tab-${a.name}`, hidden: '' })) panel.setAttribute(k, v);
+    return panel;
+  }));
   $('tabs').hidden = false;
   const wanted = linkedTab;
   linkedTab = null;
-  selectTab(list.some((a) => a.name === wanted) ? wanted : OVERVIEW);
+  selectTab(tabs.some((a) => a.name === wanted) ? wanted : OVERVIEW);
 }
 
 function selectTab(name, remember = true) {
@@ -445,6 +476,7 @@ function rankRanges(ranks) {
 
 // panel[data-state]: idle (never run) | running | done | error — tests and styles read it
 async function runPanel(panel) {
+  if (panel.runDiff) return panel.runDiff();
   const r = panel.run, seq = ++r.seq;
   const params = {};
   for (const input of r.form.querySelectorAll('[data-opt]')) {
@@ -482,6 +514,137 @@ window.addEventListener('hashchange', () => {
   if (!$('tabs').hidden) selectTab(hashState().get('tab') ?? OVERVIEW, false);
 });
 
+// ---- Diff mode: control and test runs read into one worker (slots), compared by Rust's diff ----------------------
+// Each side takes files or a folder (picked or dropped on it); once both are chosen the worker reads control, then
+// test, and the panel (diff.js) runs. Choosing again reads both again in a fresh worker.
+const SIDES = ['control', 'test'];
+const chosen = { control: null, test: null }; // File[] per side
+let pair = null; // the Diff mode's worker: {worker, pending, loading, started}
+let pairRuns = 0;
+let diffPanelReady = null; // Promise of the Diff mode's panel (built from Rust's diff_options() once)
+
+$('open-diff').addEventListener('click', () => setMode('diff'));
+$('close-diff').addEventListener('click', () => setMode('trace'));
+for (const side of SIDES) {
+  for (const kind of ['file', 'folder']) $(`diff-${side}-${kind}`).addEventListener('change', (e) => chooseSide(side, picked(e.target)));
+}
+
+// body[data-mode]: trace (one trace, its tabs) | diff (two runs) — the style shows one or the other
+function setMode(mode, remember = true) {
+  document.body.dataset.mode = mode;
+  if (remember) {
+    const params = hashState();
+    if (mode === 'diff') params.set('mode', 'diff');
+    else params.delete('mode');
+    setHash(params);
+  }
+  if (mode === 'diff') ensureDiffPanel().catch((e) => showError(`Could not build the Diff mode: ${message(e)}`));
+}
+
+function ensureDiffPanel() {
+  diffPanelReady ??= mainWasm.then((mod) => {
+    const panel = diffPanel({ name: 'diff', title: 'Comparison', about: 'kinetoscope diff CONTROL TEST: per step, control vs test; several ranks on a side: per key, their median.',
+      options: JSON.parse(mod.diff_options()), oneTrace: false, ask: (msg) => ask({ ...msg, pair: true }, pair), show: showDiff('diff'), parse: parseExact });
+    panel.hidden = true;
+    $('diff-result').replaceChildren(panel);
+    return panel;
+  });
+  return diffPanelReady;
+}
+
+function chooseSide(side, found) {
+  const zone = document.querySelector(`#diff [data-side="${side}"]`);
+  if (!found.length) return showError(`No files found in what was dropped or picked for ${side}.`);
+  chosen[side] = found.sort(byPath).map((f) => f.file);
+  const names = chosen[side].map((f) => f.name);
+  zone.querySelector('.chosen').textContent = `${names.length} file${names.length === 1 ? '' : 's'}: ${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}`;
+  zone.querySelector('.loaded').textContent = '';
+  const other = SIDES.find((s) => !chosen[s]);
+  if (other) showStatus(`Now choose the ${other} run.`);
+  else loadPair();
+}
+
+async function loadPair() {
+  const token = ++pairRuns, files = { ...chosen };
+  dropPair();
+  $('error').hidden = true;
+  const shown = $('panel-diff'); // what it shows is of the runs chosen before
+  if (shown) Object.assign(shown, { hidden: true }).dataset.state = 'idle';
+  let module, panel;
+  try {
+    [module, panel] = await Promise.all([wasmModule, ensureDiffPanel()]);
+  } catch (e) {
+    return showError(`Could not load the WebAssembly module: ${message(e)}`);
+  }
+  if (token !== pairRuns) return;
+  panel.hidden = true;
+  setState('loading');
+  setBusy(true);
+  const worker = platform.worker();
+  const p = (pair = { worker, pending: new Map(), loading: true, started: performance.now() });
+  const read = (slot) => {
+    showProgress({ slot, file: files[slot][0]?.name ?? '', done: 0, total: files[slot].reduce((n, f) => n + f.size, 0) });
+    worker.postMessage({ type: 'parse', module, files: files[slot], slot });
+  };
+  worker.onmessage = ({ data }) => {
+    if (pair !== p) return;
+    if (data.id !== undefined) return answered(p, data);
+    if (data.type === 'progress') showProgress(data);
+    else if (data.type === 'error') {
+      dropPair();
+      setBusy(false);
+      showError(`${data.slot}: ${data.message}`);
+    } else if (data.type === 'result') {
+      showSide(data.slot, data.json);
+      if (data.slot === 'control') return read('test');
+      p.loading = false;
+      setBusy(false);
+      showStatus(`Read both runs in ${Math.round(performance.now() - p.started)} ms.`);
+      setState('done');
+      panel.hidden = false;
+      panel.runDiff();
+    }
+  };
+  worker.onerror = (e) => {
+    e.preventDefault();
+    if (pair !== p) return;
+    const loading = p.loading;
+    dropPair();
+    setBusy(false);
+    showError(`The Diff mode's worker failed: ${e.message || 'unknown error'}. Choose the runs again to continue.`);
+    if (!loading) panel.hidden = true;
+  };
+  read('control');
+}
+
+function dropPair() {
+  if (!pair) return;
+  pair.worker.terminate();
+  for (const q of pair.pending.values()) q.fail(new Error('superseded'), true);
+  pair = null;
+}
+
+// What was read on a side: the overview's counts, as Rust gives them
+function showSide(side, json) {
+  const ov = parseOverview(json), ranks = ov.ranks ?? [];
+  const list = ranks.map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))).join(', ');
+  document.querySelector(`#diff [data-side="${side}"] .loaded`).textContent =
+    `${show(ov.events)} events · ${ranks.length === 1 ? 'rank' : 'ranks'} ${list}${ov.warnings?.length ? ` · ${ov.warnings.length} warning${ov.warnings.length === 1 ? '' : 's'} (open this run alone to see them)` : ''}`;
+}
+
+// Draws a diff report into a diff panel's parts (report.js), charts by the main-thread wasm
+function showDiff(prefix) {
+  return async (parts, report) => {
+    const mod = await mainWasm;
+    renderReport(parts, report, {
+      prefix,
+      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
+      drawChart: (id, json) => mod.draw_chart(id, json),
+      downloadFile: async (name) => { throw new Error(`a comparison produces no file ${name}`); },
+    });
+  };
+}
+
 // ---- small helpers ------------------------------------------------------------------------------------
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -505,4 +668,5 @@ function showStatus(text) {
   $('status').textContent = text;
 }
 
+setMode(hashState().get('mode') === 'diff' ? 'diff' : 'trace', false);
 if (hashState().get('sample') === '1') loadSample();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/ (git-ignored; sources stay in www/):
-#   dist/index.html + style.css + app.js + report.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
+#   dist/index.html + style.css + app.js + report.js + diff.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
 #   dist/kinetoscope.html   ONE self-contained file (wasm, glue, worker, sample inlined) that works from file://
 #
 # usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
@@ -46,7 +46,7 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp/nomod" "$wasm"
 echo "== dist/"
 rm -rf dist
 mkdir -p dist/sample
-cp www/index.html www/style.css www/app.js www/report.js www/worker.js dist/
+cp www/index.html www/style.css www/app.js www/report.js www/diff.js www/worker.js dist/
 cp -r www/pkg dist/pkg
 name=$(basename "$sample")
 install -m 0644 "$sample" "dist/sample/$name"
@@ -147,7 +147,7 @@ PY
 size() { du -cb "$@" | tail -1 | cut -f1; }
 echo "== built in $((SECONDS - t0)) s"
 printf '   dist/ (index.html + assets + pkg/): %s bytes (wasm %s)\n' \
-  "$(size dist/index.html dist/style.css dist/app.js dist/report.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
+  "$(size dist/index.html dist/style.css dist/app.js dist/report.js dist/diff.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
 printf '   dist/kinetoscope.html (single file, opens from file://): %s bytes\n' "$(size dist/kinetoscope.html)"
 
 if [ -n "$serve" ]; then
