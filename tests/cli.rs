@@ -357,9 +357,9 @@ COMMUNICATION,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
     assert_eq!(o.status.code(), Some(1));
     assert!(stderr(&o).contains("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace"), "{}", stderr(&o));
     let o = run(&["diff", "diff/ranks", "--test-ranks", "0-2"]);
-    assert!(stderr(&o).contains("diff/ranks: --test-ranks takes every rank; nothing is left to compare with"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("diff/ranks: the test ranks take every rank of the trace; nothing is left to compare with"), "{}", stderr(&o));
     let o = run(&["diff", "diff/ranks", "--test-ranks", "7"]);
     assert!(stderr(&o).contains("test: rank 7 is not in the trace (ranks: 0, 1, 2)"), "{}", stderr(&o));
     let o = run(&["diff", "diff/ranks", "diff/ranks", "--hta", "--control-ranks", "0,1"]);
-    assert!(stderr(&o).contains("--control-ranks: HTA's TraceDiff compares one rank per side"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("control ranks: HTA's TraceDiff compares one rank per side"), "{}", stderr(&o));
 }

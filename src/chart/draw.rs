@@ -290,7 +290,9 @@ fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
     let (lo, hi) = (vals().fold(0.0, f64::min), vals().fold(0.0, f64::max));
     let lo = if lo < 0.0 { lo * 1.08 } else { 0.0 };
     // category i is centred on x = i: whole-number ticks carry the labels
-    let label = |x: &f64| if x.fract() == 0.0 && *x >= 0.0 { categories.get(*x as usize).map(|c| short(c, 14)).unwrap_or_default() } else { String::new() };
+    // labels fit their category's width (about 7 px per character)
+    let fit = ((area.dim_in_pixel().0 as usize).saturating_sub(100) / n / 7).clamp(4, 14);
+    let label = |x: &f64| if x.fract() == 0.0 && *x >= 0.0 { categories.get(*x as usize).map(|c| short(c, fit)).unwrap_or_default() } else { String::new() };
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(12)

@@ -5,9 +5,8 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use kinetoscope::analysis::diff::{hta_summary, hta_tables, report, side_frames, By, Device, DiffOptions, LabeledTrace, Side};
+use kinetoscope::analysis::diff::{hta_report, other_ranks, report, side_frames, By, Device, DiffOptions, Side};
 use kinetoscope::analysis::registry::parse_int_list;
-use kinetoscope::analysis::report::Report;
 
 /// Options of `diff`.
 #[derive(clap::Args)]
@@ -88,15 +87,14 @@ pub fn run(a: Args) -> Result<()> {
     if test_trace.is_none() {
         let Some(t) = &test_ranks else { bail!("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace") };
         if control_ranks.is_none() {
-            let others: Vec<i64> = control_trace.ranks.iter().map(|r| i64::from(r.rank)).filter(|r| !t.contains(r)).collect();
-            if others.is_empty() {
-                bail!("{}: --test-ranks takes every rank; nothing is left to compare with", a.control.display());
-            }
-            control_ranks = Some(others);
+            control_ranks = Some(other_ranks(&control_trace, t).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?);
         }
     }
     let test_trace = test_trace.as_ref().unwrap_or(&control_trace);
-    let mut report = if a.hta { hta_report(&a, &control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref())? } else {
+    let mut report = if a.hta {
+        let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
+        hta_report(&control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref(), device, a.short_names).map_err(|e| anyhow::anyhow!("{e}"))?.0
+    } else {
         let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
         let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, ..Default::default() };
         let sk = a.start_kernel.trim();
@@ -123,30 +121,4 @@ pub fn run(a: Args) -> Result<()> {
         eprintln!("{n}");
     }
     Ok(())
-}
-
-/// HTA's TraceDiff tables, the one `--device`/`--short-names` name first.
-fn hta_report(a: &Args, control: &kinetoscope::Trace, test: &kinetoscope::Trace, cr: Option<&[i64]>, tr: Option<&[i64]>) -> Result<Report> {
-    let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>> {
-        match r {
-            None => Ok(None),
-            Some([n]) => u32::try_from(*n).map(Some).with_context(|| format!("{what}: no rank {n}")),
-            Some(_) => bail!("{what}: HTA's TraceDiff compares one rank per side; give one rank (or leave out --hta)"),
-        }
-    };
-    let side = |label: &str, t, rank: Option<u32>, path: &PathBuf| {
-        LabeledTrace::new(label, t, rank, false).with_context(|| match rank {
-            Some(r) => format!("{}: no rank {r}", path.display()),
-            None => format!("{}: no rank with events", path.display()),
-        })
-    };
-    let control = side("control", control, one(cr, "--control-ranks")?, &a.control)?;
-    let test = side("test", test, one(tr, "--test-ranks")?, a.test.as_ref().unwrap_or(&a.control))?;
-    let mut tables = hta_tables(&control, &test);
-    let want = format!("compare_traces__{}{}", a.device, if a.short_names { "__short" } else { "" });
-    if let Some(p) = tables.iter().position(|t| t.name == want) {
-        let t = tables.remove(p);
-        tables.insert(0, t);
-    }
-    Ok(Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() })
 }

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
-use crate::analysis::diff::{hta_summary, hta_tables, report, By, Device, DiffOptions, LabeledTrace, Side};
+use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
 use crate::analysis::registry::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::report::{Chart, Report};
 use crate::model::Trace;
@@ -125,11 +125,7 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
             return fail("one trace on both sides: say which of its ranks to compare with the others (test ranks, e.g. 3)");
         };
         if control_ranks.is_none() {
-            let others: Vec<i64> = control.ranks.iter().map(|r| i64::from(r.rank)).filter(|r| !t.contains(r)).collect();
-            if others.is_empty() {
-                return fail("the test ranks take every rank of the trace; nothing is left to compare with");
-            }
-            control_ranks = Some(others);
+            control_ranks = Some(other_ranks(control, t)?);
         }
     }
     if hta {
@@ -147,37 +143,15 @@ fn one_of(name: &str, found: &str) -> AnalysisError {
     AnalysisError(format!("option '{name}': expected one of {}, found '{found}'", choices(name).join(", ")))
 }
 
-/// HTA's TraceDiff tables, the one of `device` and `short` first, and the summary line (as
-/// `kinetoscope diff --hta`).
 fn hta_diff(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, device: Device, short: bool) -> Result<Diff, AnalysisError> {
-    let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>, AnalysisError> {
-        match r {
-            None => Ok(None),
-            Some([n]) => u32::try_from(*n).map(Some).map_err(|_| AnalysisError(format!("{what}: no rank {n}"))),
-            Some(_) => fail(format!("{what}: HTA's TraceDiff compares one rank per side; give one rank (or leave HTA mode)")),
-        }
-    };
-    let side = |label: &str, t, rank: Option<u32>| {
-        LabeledTrace::new(label, t, rank, false).ok_or_else(|| match rank {
-            Some(r) => AnalysisError(format!("{label}: no rank {r}")),
-            None => AnalysisError(format!("{label}: no rank with events")),
-        })
-    };
-    let control = side("control", control, one(cr, "control ranks")?)?;
-    let test = side("test", test, one(tr, "test ranks")?)?;
-    let mut tables = hta_tables(&control, &test);
-    let want = format!("compare_traces__{}{}", device.as_str(), if short { "__short" } else { "" });
-    if let Some(p) = tables.iter().position(|t| t.name == want) {
-        let t = tables.remove(p);
-        tables.insert(0, t);
-    }
-    let report = Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() };
-    Ok(Diff { report, control_ranks: vec![control.rank()], test_ranks: vec![test.rank()] })
+    let (report, c, t) = hta_report(control, test, cr, tr, device, short)?;
+    Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::analysis::diff::{hta_summary, hta_tables, LabeledTrace};
     use crate::read::read_all;
 
     fn testdata(name: &str) -> Vec<u8> {

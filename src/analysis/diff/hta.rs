@@ -18,6 +18,8 @@ use std::collections::BTreeMap;
 
 use crate::analysis::common::shorten_name;
 use crate::analysis::hta_frame::{hta_step_number, parse_rank, HtaFrame};
+use crate::analysis::registry::{fail, AnalysisError};
+use crate::analysis::report::Report;
 use crate::model::{RankTrace, Trace};
 use crate::table::{Table, Unit, Values};
 
@@ -268,4 +270,33 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> Strin
         line += &format!("; biggest loss: {}", ops(l));
     }
     line
+}
+
+/// `kinetoscope diff --hta` (and the page's HTA mode): HTA's TraceDiff tables of one rank per side
+/// (`cr`/`tr`: one rank, or `None` for the first), the `compare_traces` table of `device` and
+/// `short` first, and [`hta_summary`]'s line. Also returns the two ranks compared.
+pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, device: Device, short: bool) -> Result<(Report, u32, u32), AnalysisError> {
+    let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>, AnalysisError> {
+        match r {
+            None => Ok(None),
+            Some([n]) => u32::try_from(*n).map(Some).map_err(|_| AnalysisError(format!("{what}: no rank {n}"))),
+            Some(_) => fail(format!("{what}: HTA's TraceDiff compares one rank per side; give one rank (or leave HTA mode)")),
+        }
+    };
+    let side = |label: &str, t, rank: Option<u32>| {
+        LabeledTrace::new(label, t, rank, false).ok_or_else(|| match rank {
+            Some(r) => AnalysisError(format!("{label}: no rank {r}")),
+            None => AnalysisError(format!("{label}: no rank with events")),
+        })
+    };
+    let control = side("control", control, one(cr, "control ranks")?)?;
+    let test = side("test", test, one(tr, "test ranks")?)?;
+    let mut tables = hta_tables(&control, &test);
+    let want = format!("compare_traces__{}{}", device.as_str(), if short { "__short" } else { "" });
+    if let Some(p) = tables.iter().position(|t| t.name == want) {
+        let t = tables.remove(p);
+        tables.insert(0, t);
+    }
+    let report = Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() };
+    Ok((report, control.rank(), test.rank()))
 }

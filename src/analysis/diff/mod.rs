@@ -32,7 +32,7 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-pub use hta::{compare, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
+pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, shorten_name};
 use super::decode::DecodeOptions;
@@ -149,6 +149,16 @@ impl<'a> Side<'a> {
             rs => format!("{} ({} ranks, median)", self.label, rs.len()),
         }
     }
+}
+
+/// With one run on both sides, the control side by default: every rank of `trace` not in
+/// `test_ranks` (an error when none is left).
+pub fn other_ranks(trace: &Trace, test_ranks: &[i64]) -> Result<Vec<i64>, AnalysisError> {
+    let others: Vec<i64> = trace.ranks.iter().map(|r| i64::from(r.rank)).filter(|r| !test_ranks.contains(r)).collect();
+    if others.is_empty() {
+        return fail("the test ranks take every rank of the trace; nothing is left to compare with");
+    }
+    Ok(others)
 }
 
 /// The frames a side reads: every rank, exact times (what [`Side::new`] builds on first use).
