@@ -55,7 +55,7 @@ relu_k,20.0,20.0,0.0,0.0,1.0,1.0,20.0,20.0,unchanged
 fn hta_ops_diff_classes() {
     let (c, t) = (read("control.json"), read("test.json"));
     let (c, t) = (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
-    let tables = hta_tables(&c, &t);
+    let tables = hta_tables(&c, &t, (None, None));
     let ops = tables.iter().find(|t| t.name == "ops_diff__all").expect("ops_diff__all").to_csv();
     eqnice!(
         "change,name
@@ -198,4 +198,23 @@ fn decode_steps_compared_per_operation() {
     let r = diff(&c, &t, &DiffOptions::default());
     assert!(r.tables.iter().all(|t| t.name != "diff_decode"));
     assert!(!r.notes.iter().any(|n| n.contains("decode")), "{:?}", r.notes);
+}
+
+/// Iteration selection: control step 1 against test step 2, in both modes, and a step a side
+/// lacks.
+#[test]
+fn iterations_chosen_per_side() {
+    let (c, t) = (read("control.json"), read("test.json"));
+    let r = diff(&c, &t, &DiffOptions { by: By::Kernel, iteration: Some(1), test_iteration: Some(2), ..DiffOptions::default() });
+    assert!(csv(&r, "diff_by_kernel").contains("\ngemm,100.0,200.0,100.0,100.0,1.0,1.0,100.0,200.0,unchanged\n"));
+    assert_eq!(r.notes[1], "times and calls are per step (control 1, test 2): control 1 steps, test 2 steps (one compared)");
+    assert!(r.notes[0].starts_with("step time 1.000 → 0.800 ms (-20.0 %)"), "{}", r.notes[0]);
+
+    // HTA: ops_summary__test of iteration 2 (its rows start at 800 µs), the summary names both
+    let (report, _, _) = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(1), Some(2)), kinetoscope::analysis::diff::Device::All, false).expect("hta");
+    let test = report.tables.iter().find(|x| x.name == "ops_summary__test").expect("ops_summary__test").to_csv();
+    assert!(test.contains("ProfilerStep#2,") && !test.contains("ProfilerStep#1,"), "{test}");
+    assert!(report.notes[0].contains("control iteration 1 rank 0 vs test iteration 2 rank 0"), "{}", report.notes[0]);
+    let e = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(3), None), kinetoscope::analysis::diff::Device::All, false).unwrap_err();
+    assert_eq!(e.0, "control: rank 0 has no iteration 3 (iterations: 1, 2)");
 }

@@ -344,7 +344,7 @@ fn golden_trace_diff_matches_oracle() {
     let (c, t) = (read("control/control.json.gz"), read("test/test.json.gz"));
     let (c, t) = (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
     let dir = util::shared("hta-oracle/out/trace_diff__control_vs_test");
-    let tables = hta_tables(&c, &t);
+    let tables = hta_tables(&c, &t, (None, None));
     let mut checked = 0;
     let mut problems = Vec::new();
     for f in std::fs::read_dir(&dir).expect("oracle dir").filter_map(|d| d.ok()) {

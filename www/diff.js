@@ -23,7 +23,7 @@ export function diffPanel(spec) {
       input.checked = o.default === 'true';
     } else {
       input = el('input', { ...attrs, type: 'text', value: o.default, size: Math.max(8, Math.ceil(o.default.length * 1.1)), spellcheck: 'false',
-        placeholder: o.name === 'iteration' ? 'average' : null });
+        placeholder: o.name === 'iteration' ? 'average' : o.name === 'test_iteration' ? 'same' : null });
     }
     return el('label', { class: `opt opt-${o.kind}` }, el('span', {}, o.name), input);
   });
@@ -38,7 +38,7 @@ export function diffPanel(spec) {
   const form = el('form', { class: 'controls' }, ...fields,
     el('label', { class: 'opt' }, el('span', {}, 'control ranks'), controlRanks),
     el('label', { class: 'opt' }, el('span', {}, 'test ranks'), testRanks),
-    el('label', { class: 'opt', title: 'HTA 0.5.0\'s TraceDiff tables (compare_traces__*, ops_diff__*, ops_summary__*, iterations__*): the first iteration of one rank per side' }, hta, ' HTA mode'),
+    el('label', { class: 'opt', title: 'HTA 0.5.0\'s TraceDiff tables (compare_traces__*, ops_diff__*, ops_summary__*, iterations__*): one iteration (the first, or the one given) of one rank per side' }, hta, ' HTA mode'),
     el('button', { type: 'submit' }, 'Run'), status);
   const hint = el('p', { class: 'diff-hint', hidden: '' },
     `Type the ranks to explain in "test ranks" (e.g. the slowest one, which the Potential stragglers tab finds); they are compared with the median of the other ranks, or with "control ranks". This trace has ranks ${spec.ranksHint ?? ''}.`);
@@ -54,8 +54,8 @@ export function diffPanel(spec) {
     el('h2', {}, spec.title), el('p', { class: 'about' }, spec.about), form, hint,
     parts.error, parts.summary, parts.notes, parts.files, parts.charts, parts.tables);
 
-  // HTA's TraceDiff has no `by`, iteration or decode steps: those fields do nothing in HTA mode
-  const htaIgnores = ['by', 'iteration', 'start_kernel'].map((n) => form.querySelector(`[data-opt="${n}"]`)).filter(Boolean);
+  // HTA's TraceDiff has no `by` or decode steps: those fields do nothing in HTA mode
+  const htaIgnores = ['by', 'start_kernel'].map((n) => form.querySelector(`[data-opt="${n}"]`)).filter(Boolean);
   const syncHta = () => htaIgnores.forEach((i) => { i.disabled = hta.checked; });
   let seq = 0;
 

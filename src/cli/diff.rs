@@ -25,9 +25,13 @@ pub struct Args {
     /// Ranks of TEST compared (default: all).
     #[arg(long, value_name = "LIST")]
     test_ranks: Option<String>,
-    /// Compare this profiler step only (default: the average over every complete step).
+    /// Compare this profiler step only (default: the average over every complete step; with
+    /// --hta: the first step).
     #[arg(long, value_name = "N")]
     iteration: Option<i64>,
+    /// The test run's step, when its number differs from --iteration's.
+    #[arg(long, value_name = "M", requires = "iteration")]
+    test_iteration: Option<i64>,
     /// Events `--by op` counts: all, cpu (stream −1) or gpu.
     #[arg(long, value_name = "all|cpu|gpu", default_value = "all", value_parser = ["all", "cpu", "gpu"])]
     device: String,
@@ -93,10 +97,10 @@ pub fn run(a: Args) -> Result<()> {
     let test_trace = test_trace.as_ref().unwrap_or(&control_trace);
     let mut report = if a.hta {
         let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
-        hta_report(&control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref(), device, a.short_names).map_err(|e| anyhow::anyhow!("{e}"))?.0
+        hta_report(&control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref(), (a.iteration, a.test_iteration.or(a.iteration)), device, a.short_names).map_err(|e| anyhow::anyhow!("{e}"))?.0
     } else {
         let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
-        let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, ..Default::default() };
+        let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, test_iteration: a.test_iteration, ..Default::default() };
         let sk = a.start_kernel.trim();
         o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
         let control_frames = control_frames.context("frames of the control run (a bug)")?;

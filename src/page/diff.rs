@@ -32,7 +32,8 @@ pub const DIFF_OPTIONS: &[Opt] = &[
     Opt { name: "by", kind: OptKind::Str, default: "op", help: "The main comparison (first table, charted): operators, GPU kernels, kernel types, steps or user annotations" },
     Opt { name: "device", kind: OptKind::Str, default: "all", help: "Events the comparison by operator counts: all, cpu (stream -1) or gpu" },
     Opt { name: "short_names", kind: OptKind::Bool, default: "false", help: "Compare short names (templates and argument lists removed; HTA's use_short_name)" },
-    Opt { name: "iteration", kind: OptKind::Str, default: "", help: "Compare this profiler step only (empty: the average over every complete step)" },
+    Opt { name: "iteration", kind: OptKind::Str, default: "", help: "Compare this profiler step only (empty: the average over every complete step; HTA mode: the first)" },
+    Opt { name: "test_iteration", kind: OptKind::Str, default: "", help: "The test run's step, when its number differs (empty: the same as iteration)" },
     Opt { name: "start_kernel", kind: OptKind::Str, default: "recover_decode_task", help: "Decode steps (diff_decode) are cut at the first GPU operation containing this (none: at the step start)" },
 ];
 
@@ -114,10 +115,11 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
     let by = By::parse(by).ok_or_else(|| one_of("by", by))?;
     let device = params.str("device");
     let device = Device::ALL.into_iter().find(|d| d.as_str() == device.trim()).ok_or_else(|| one_of("device", device))?;
-    let iteration = match params.str("iteration").trim() {
-        "" => None,
-        n => Some(n.parse::<i64>().map_err(|_| AnalysisError(format!("option 'iteration': expected an integer, found '{n}'")))?),
+    let step = |name: &str| match params.str(name).trim() {
+        "" => Ok(None),
+        n => n.parse::<i64>().map(Some).map_err(|_| AnalysisError(format!("option '{name}': expected an integer, found '{n}'"))),
     };
+    let (iteration, test_iteration) = (step("iteration")?, step("test_iteration")?);
     let mut control_ranks = parse_int_list(control_ranks).map_err(|e| AnalysisError(format!("control ranks: {e}")))?;
     let test_ranks = parse_int_list(test_ranks).map_err(|e| AnalysisError(format!("test ranks: {e}")))?;
     if std::ptr::eq(control, test) {
@@ -129,9 +131,11 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
         }
     }
     if hta {
-        return hta_diff(control, test, control_ranks.as_deref(), test_ranks.as_deref(), device, params.bool("short_names"));
+        let iterations = (iteration, test_iteration.or(iteration));
+        let (report, c, t) = hta_report(control, test, control_ranks.as_deref(), test_ranks.as_deref(), iterations, device, params.bool("short_names"))?;
+        return Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] });
     }
-    let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, ..Default::default() };
+    let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
     let sk = params.str("start_kernel").trim();
     o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
     let control = Side::new("control", control, control_ranks.as_deref())?;
@@ -141,11 +145,6 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
 
 fn one_of(name: &str, found: &str) -> AnalysisError {
     AnalysisError(format!("option '{name}': expected one of {}, found '{found}'", choices(name).join(", ")))
-}
-
-fn hta_diff(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, device: Device, short: bool) -> Result<Diff, AnalysisError> {
-    let (report, c, t) = hta_report(control, test, cr, tr, device, short)?;
-    Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] })
 }
 
 #[cfg(test)]
@@ -184,7 +183,7 @@ mod tests {
     fn options_list_their_choices() {
         let v = json(&diff_options_json());
         let names: Vec<&str> = v.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["by", "device", "short_names", "iteration", "start_kernel"]);
+        assert_eq!(names, ["by", "device", "short_names", "iteration", "test_iteration", "start_kernel"]);
         assert_eq!(v[0]["choices"], serde_json::json!(["op", "kernel", "type", "step", "annotation"]));
         assert_eq!(v[0]["default"], "op");
         assert_eq!(v[1]["choices"], serde_json::json!(["all", "cpu", "gpu"]));
@@ -201,7 +200,7 @@ mod tests {
         let summary = "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs";
         assert_eq!(v["summary"], summary);
         assert_eq!(v["notes"][0], summary);
-        assert_eq!(v["params"], serde_json::json!({"by": "op", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task"}));
+        assert_eq!(v["params"], serde_json::json!({"by": "op", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "test_iteration": ""}));
         assert_eq!(v["files"], serde_json::json!([]));
 
         // the same report as the library's, table for table, CSV for CSV (what --out writes)
@@ -265,13 +264,13 @@ mod tests {
         let v = json(&diff_json(&c, &t, r#"{"device": "gpu", "short_names": "true"}"#, "", "", true).unwrap());
         assert_eq!(v["hta"], true);
         let (cl, tl) = (LabeledTrace::new("control", &c, None, false).unwrap(), LabeledTrace::new("test", &t, None, false).unwrap());
-        assert_eq!(v["summary"], hta_summary(&cl, &tl));
-        assert_eq!(v["notes"], serde_json::json!([hta_summary(&cl, &tl)]));
+        assert_eq!(v["summary"], hta_summary(&cl, &tl, (None, None)));
+        assert_eq!(v["notes"], serde_json::json!([hta_summary(&cl, &tl, (None, None))]));
         assert!(v["summary"].as_str().unwrap().starts_with("step time 1.000 → "), "{}", v["summary"]);
         let names: Vec<&str> = v["tables"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names[0], "compare_traces__gpu__short");
         assert!(names.contains(&"compare_traces__all") && names.contains(&"ops_diff__cpu") && names.contains(&"iterations__test"), "{names:?}");
-        let expected = hta_tables(&cl, &tl);
+        let expected = hta_tables(&cl, &tl, (None, None));
         for want in &expected {
             let got = v["tables"].as_array().unwrap().iter().find(|g| g["name"] == want.name).unwrap();
             assert_eq!(got["csv"], want.to_csv(), "{}", want.name);

@@ -203,15 +203,15 @@ pub fn compare(control: &[OpSummary], test: &[OpSummary], short: bool) -> Vec<Op
 
 /// HTA's tables of one comparison: `iterations__<label>`, `ops_summary__<label>`,
 /// `compare_traces__<device>[__short]` and `ops_diff__<device>`, in the oracle's layouts.
-pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> Vec<Table> {
+/// `iterations`: the control's and the test's iteration (`None`: each side's first).
+pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iterations: (Option<i64>, Option<i64>)) -> Vec<Table> {
     let mut tables = Vec::new();
-    for side in [control, test] {
-        let it = side.iterations();
-        tables.push(Table::new(&format!("iterations__{}", side.label)).with("iteration", Unit::None, Values::Int(it)));
-        tables.push(summary_table(&format!("ops_summary__{}", side.label), &side.ops_summary(None, Device::All)));
+    for (side, it) in [(control, iterations.0), (test, iterations.1)] {
+        tables.push(Table::new(&format!("iterations__{}", side.label)).with("iteration", Unit::None, Values::Int(side.iterations())));
+        tables.push(summary_table(&format!("ops_summary__{}", side.label), &side.ops_summary(it, Device::All)));
     }
     for device in Device::ALL {
-        let (c, t) = (control.ops_summary(None, device), test.ops_summary(None, device));
+        let (c, t) = (control.ops_summary(iterations.0, device), test.ops_summary(iterations.1, device));
         for short in [false, true] {
             let name = format!("compare_traces__{}{}", device.as_str(), if short { "__short" } else { "" });
             tables.push(compare_table(&name, &compare(&c, &t, short), short, &control.label, &test.label));
@@ -251,17 +251,17 @@ fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test
 }
 /// HTA mode's summary: the step time of the compared iterations and the biggest gain and loss
 /// of `compare_traces`.
-pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> String {
-    let step = |s: &LabeledTrace<'_>| -> Option<(i64, f64)> {
-        let it = *s.iterations().first()?;
+pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iterations: (Option<i64>, Option<i64>)) -> String {
+    let step = |s: &LabeledTrace<'_>, it: Option<i64>| -> Option<(i64, f64)> {
+        let it = it.or_else(|| s.iterations().first().copied())?;
         let f = &s.frame;
         (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
     };
-    let mut line = match (step(control), step(test)) {
+    let mut line = match (step(control, iterations.0), step(test, iterations.1)) {
         (Some((ci, c)), Some((ti, t))) => format!("step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})", 100.0 * (t - c) / c, control.label, control.rank(), test.label, test.rank()),
         _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
     };
-    let rows = compare(&control.ops_summary(None, Device::All), &test.ops_summary(None, Device::All), false);
+    let rows = compare(&control.ops_summary(iterations.0, Device::All), &test.ops_summary(iterations.1, Device::All), false);
     let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
     if let Some(g) = rows.iter().filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep")).min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
         line += &format!("; biggest gain: {}", ops(g));
@@ -275,7 +275,10 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>) -> Strin
 /// `kinetoscope diff --hta` (and the page's HTA mode): HTA's TraceDiff tables of one rank per side
 /// (`cr`/`tr`: one rank, or `None` for the first), the `compare_traces` table of `device` and
 /// `short` first, and [`hta_summary`]'s line. Also returns the two ranks compared.
-pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, device: Device, short: bool) -> Result<(Report, u32, u32), AnalysisError> {
+/// `iterations`: the control's and the test's iteration (`None`: the first; one a side lacks is an
+/// error naming the ones it has).
+#[allow(clippy::too_many_arguments)]
+pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, iterations: (Option<i64>, Option<i64>), device: Device, short: bool) -> Result<(Report, u32, u32), AnalysisError> {
     let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>, AnalysisError> {
         match r {
             None => Ok(None),
@@ -291,12 +294,19 @@ pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<
     };
     let control = side("control", control, one(cr, "control ranks")?)?;
     let test = side("test", test, one(tr, "test ranks")?)?;
-    let mut tables = hta_tables(&control, &test);
+    for (side, it) in [(&control, iterations.0), (&test, iterations.1)] {
+        let have = side.iterations();
+        if let Some(n) = it.filter(|n| !have.contains(n)) {
+            let have: Vec<String> = have.iter().map(i64::to_string).collect();
+            return fail(format!("{}: rank {} has no iteration {n} (iterations: {})", side.label, side.rank(), if have.is_empty() { "none".into() } else { have.join(", ") }));
+        }
+    }
+    let mut tables = hta_tables(&control, &test, iterations);
     let want = format!("compare_traces__{}{}", device.as_str(), if short { "__short" } else { "" });
     if let Some(p) = tables.iter().position(|t| t.name == want) {
         let t = tables.remove(p);
         tables.insert(0, t);
     }
-    let report = Report { tables, notes: vec![hta_summary(&control, &test)], ..Report::default() };
+    let report = Report { tables, notes: vec![hta_summary(&control, &test, iterations)], ..Report::default() };
     Ok((report, control.rank(), test.rank()))
 }

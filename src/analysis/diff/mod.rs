@@ -7,7 +7,7 @@
 //!   the last, usually incomplete, step left out, SPEC §1.9). Per rank the values are **per
 //!   step**: summed over the rank's complete `ProfilerStep#N` iterations (an event belongs to the
 //!   iteration of the CPU call that launched it) and divided by their number; `--iteration N`
-//!   takes that one step; a rank without steps gives whole-trace totals. A side of several ranks
+//!   takes that one step (`--test-iteration M`: step M on the test side); a rank without steps gives whole-trace totals. A side of several ranks
 //!   takes, per key, the **median over its ranks** (a rank without the key counts 0), which is
 //!   what "rank 3 against the others" needs.
 //!
@@ -99,13 +99,22 @@ pub struct DiffOptions {
     pub short_names: bool,
     /// Compare this step only (`None`: the average over every complete step).
     pub iteration: Option<i64>,
+    /// The test side's step when it differs from `iteration` (HTA's `test_iteration`).
+    pub test_iteration: Option<i64>,
     /// How decode steps are found for `diff_decode`.
     pub decode: DecodeOptions,
 }
 
+impl DiffOptions {
+    /// The steps compared on the control and on the test side.
+    fn iterations(&self) -> (Option<i64>, Option<i64>) {
+        (self.iteration, self.test_iteration.or(self.iteration))
+    }
+}
+
 impl Default for DiffOptions {
     fn default() -> Self {
-        DiffOptions { by: By::Op, device: Device::All, short_names: false, iteration: None, decode: DecodeOptions::default() }
+        DiffOptions { by: By::Op, device: Device::All, short_names: false, iteration: None, test_iteration: None, decode: DecodeOptions::default() }
     }
 }
 
@@ -267,8 +276,8 @@ fn key_text(name: &str, class: KeyClass, o: &DiffOptions) -> Option<String> {
 }
 
 /// Per key: calls and time (ns) per step, of one side (medians over its ranks).
-fn side_values(side: &Side<'_>, by: By, o: &DiffOptions) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
-    let scopes = scopes(side, o.iteration)?;
+fn side_values(side: &Side<'_>, by: By, o: &DiffOptions, iteration: Option<i64>) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
+    let scopes = scopes(side, iteration)?;
     let mut per_rank: Vec<BTreeMap<String, (f64, f64)>> = Vec::new();
     for s in &scopes {
         let mut by_id: FxHashMap<(StrId, KeyClass), (i64, i64)> = FxHashMap::default();
@@ -371,7 +380,8 @@ impl Change {
 /// The comparison by `by` (not [`By::Step`]): every key of either side, ranked by the absolute
 /// change of time (largest first, then by key).
 pub fn changes(control: &Side<'_>, test: &Side<'_>, by: By, o: &DiffOptions) -> Result<Vec<Change>, AnalysisError> {
-    let (c, t) = (side_values(control, by, o)?, side_values(test, by, o)?);
+    let (ci, ti) = o.iterations();
+    let (c, t) = (side_values(control, by, o, ci)?, side_values(test, by, o, ti)?);
     let mut keys: Vec<&String> = c.keys().chain(t.keys()).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -534,8 +544,9 @@ fn signed_time(ns: f64) -> String {
 /// The one-line summary: mean step time of each side (of the compared step with
 /// `--iteration`) and the biggest gain and loss of `rows`.
 fn summary(control: &Side<'_>, test: &Side<'_>, c: &[StepValues], t: &[StepValues], o: &DiffOptions, rows: &[Change], by: By) -> String {
-    let step = |v: &[StepValues]| mean_finite(v.iter().filter(|s| o.iteration.is_none_or(|n| s.number == n)).map(|s| s.duration));
-    let (cs, ts) = (step(c), step(t));
+    let step = |v: &[StepValues], it: Option<i64>| mean_finite(v.iter().filter(|s| it.is_none_or(|n| s.number == n)).map(|s| s.duration));
+    let (ci, ti) = o.iterations();
+    let (cs, ts) = (step(c, ci), step(t, ti));
     let mut line = if cs.is_finite() && ts.is_finite() {
         format!("step time {:.3} → {:.3} ms ({:+.1} %)", cs / 1e6, ts / 1e6, 100.0 * (ts - cs) / cs)
     } else {
@@ -567,9 +578,10 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
 
     let mut report = Report::default();
     report.notes.push(summary(control, test, &c_steps, &t_steps, o, main_rows, summary_by));
-    let per = match o.iteration {
-        Some(n) => format!("step {n}"),
-        None => "step".to_string(),
+    let per = match o.iterations() {
+        (Some(c), Some(t)) if c == t => format!("step {c}"),
+        (Some(c), Some(t)) => format!("step ({cl} {c}, {tl} {t})"),
+        _ => "step".to_string(),
     };
     let has_steps = !c_steps.is_empty() && !t_steps.is_empty();
     report.notes.push(if has_steps {
