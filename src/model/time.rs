@@ -17,6 +17,9 @@ pub enum TimeError {
 /// Returns `round(value × 10^pow10)` for a JSON-style decimal `text`, e.g. `pow10 = 3` turns µs
 /// into ns. Rounds to nearest, ties away from zero.
 pub fn decimal_scaled(text: &[u8], pow10: i32) -> Result<i64, TimeError> {
+    if let Some(v) = plain_decimal(text, pow10) {
+        return Ok(v);
+    }
     let mut i = 0;
     let neg = match text.first() {
         Some(b'-') => {
@@ -100,6 +103,40 @@ pub fn decimal_scaled(text: &[u8], pow10: i32) -> Result<i64, TimeError> {
     i64::try_from(value).map_err(|_| TimeError::OutOfRange)
 }
 
+/// The common case of [`decimal_scaled`] in one pass over `u64`: `-?digits(.digits)?` with at
+/// most 19 digits and no more fraction digits than `pow10` (so nothing is rounded). `None` for
+/// anything else, which the general path then handles (with the same result where both apply).
+fn plain_decimal(text: &[u8], pow10: i32) -> Option<i64> {
+    let (neg, t) = match text.first()? {
+        b'-' => (true, &text[1..]),
+        _ => (false, text),
+    };
+    if t.len() > 20 || !(0..=9).contains(&pow10) {
+        return None;
+    }
+    let mut v: u64 = 0;
+    let mut digits = 0;
+    // fraction digits read so far, once the '.' is passed
+    let mut frac: Option<i32> = None;
+    for &c in t {
+        match c {
+            b'0'..=b'9' => {
+                v = v * 10 + (c - b'0') as u64;
+                digits += 1;
+                frac = frac.map(|f| f + 1);
+            }
+            b'.' if frac.is_none() && digits > 0 => frac = Some(0),
+            _ => return None,
+        }
+    }
+    let frac = frac.unwrap_or(0);
+    if digits == 0 || digits > 19 || frac > pow10 {
+        return None;
+    }
+    let v = i64::try_from(v.checked_mul(10u64.pow((pow10 - frac) as u32))?).ok()?;
+    Some(if neg { -v } else { v })
+}
+
 /// Appends one digit; returns whether it was kept (fraction digits past the precision are not).
 fn push_digit(
     d: u8,
@@ -133,6 +170,10 @@ pub fn us_text_to_ns(text: &[u8]) -> Result<i64, TimeError> {
 /// Parses a time string with a unit, as PaddlePaddle writes it: `"1234.567 us"`, `"12.3 ms"`,
 /// `"5 ns"`, `"1.5 s"`. A bare number is taken as µs.
 pub fn with_unit_to_ns(text: &str) -> Result<i64, TimeError> {
+    // what Paddle writes (`"6118217.302 us"`), without trimming
+    if let Some(v) = text.strip_suffix(" us").and_then(|n| plain_decimal(n.as_bytes(), 3)) {
+        return Ok(v);
+    }
     let t = text.trim();
     let (num, pow10) = if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
         (n, 3)
@@ -180,6 +221,25 @@ mod tests {
         assert_eq!(us_text_to_ns(b"1.0005"), Ok(1001));
         assert_eq!(us_text_to_ns(b"12.34567"), Ok(12_346));
         assert_eq!(us_text_to_ns(b"000012.000"), Ok(12_000));
+        assert_eq!(us_text_to_ns(b"9223372036854775.807"), Ok(i64::MAX));
+        assert_eq!(us_text_to_ns(b"-9223372036854775.808"), Ok(i64::MIN));
+        assert_eq!(us_text_to_ns(b"9223372036854775.808"), Err(TimeError::OutOfRange));
+        assert_eq!(us_text_to_ns(b"1."), Ok(1_000));
+        assert_eq!(us_text_to_ns(b".5"), Ok(500));
+        assert_eq!(us_text_to_ns(b"-"), Err(TimeError::NotANumber));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_general_one() {
+        let cases = ["0", "-0", "7", "12.5", "0.001", "1763884806259476", "53544.999", "18446744073709551615", "9999999999999999999", "1.2345", "00000000000000000001.5"];
+        for t in cases {
+            for pow10 in 0..=9 {
+                if let Some(v) = plain_decimal(t.as_bytes(), pow10) {
+                    let f = t.parse::<f64>().unwrap() * 10f64.powi(pow10);
+                    assert!((v as f64 - f).abs() <= f.abs() * 1e-15, "{t} {pow10}: {v} vs {f}");
+                }
+            }
+        }
     }
 
     #[test]
