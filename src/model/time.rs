@@ -114,27 +114,42 @@ fn plain_decimal(text: &[u8], pow10: i32) -> Option<i64> {
     if t.len() > 20 || !(0..=9).contains(&pow10) {
         return None;
     }
-    let mut v: u64 = 0;
-    let mut digits = 0;
-    // fraction digits read so far, once the '.' is passed
-    let mut frac: Option<i32> = None;
-    for &c in t {
-        match c {
-            b'0'..=b'9' => {
-                v = v * 10 + (c - b'0') as u64;
-                digits += 1;
-                frac = frac.map(|f| f + 1);
-            }
-            b'.' if frac.is_none() && digits > 0 => frac = Some(0),
-            _ => return None,
-        }
-    }
-    let frac = frac.unwrap_or(0);
-    if digits == 0 || digits > 19 || frac > pow10 {
+    let (int, v) = digits(t, 0, 0);
+    let (end, v) = if t.get(int) == Some(&b'.') { digits(t, int + 1, v) } else { (int, v) };
+    let frac = end.saturating_sub(int + 1) as i32;
+    if int == 0 || end != t.len() || int + frac as usize > 19 || frac > pow10 {
         return None;
     }
     let v = i64::try_from(v.checked_mul(10u64.pow((pow10 - frac) as u32))?).ok()?;
     Some(if neg { -v } else { v })
+}
+
+/// Appends the decimal digits of `t` from `i` to `v` (8 at a time while there are that many,
+/// then one by one); returns where the digits end and the value (wrapped past 19 digits).
+fn digits(t: &[u8], mut i: usize, mut v: u64) -> (usize, u64) {
+    while let Some(w) = t.get(i..i + 8) {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let all_digits = w & 0xf0f0_f0f0_f0f0_f0f0 == 0x3030_3030_3030_3030
+            && w.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0 == 0x3030_3030_3030_3030;
+        if !all_digits {
+            break;
+        }
+        v = v.wrapping_mul(100_000_000).wrapping_add(eight_digits(w));
+        i += 8;
+    }
+    while let Some(&c) = t.get(i).filter(|c| c.is_ascii_digit()) {
+        v = v.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+        i += 1;
+    }
+    (i, v)
+}
+
+/// The value of 8 ASCII digits read as a little-endian word (first digit in the lowest byte):
+/// pairs, then quads, then all eight combined with three multiplications (as in fast_float).
+fn eight_digits(w: u64) -> u64 {
+    let w = (w & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561) >> 8;
+    let w = (w & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    (w & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32
 }
 
 /// Appends one digit; returns whether it was kept (fraction digits past the precision are not).
@@ -231,6 +246,16 @@ mod tests {
 
     #[test]
     fn fast_path_agrees_with_the_general_one() {
+        for n in [0u64, 1, 9, 10, 12345678, 87654321, 99999999, 10000000, 1763884806259476, 9999999999999999999] {
+            let t = n.to_string();
+            assert_eq!(plain_decimal(t.as_bytes(), 0), i64::try_from(n).ok(), "{t}");
+            assert_eq!(digits(t.as_bytes(), 0, 0), (t.len(), n), "{t}");
+        }
+        assert_eq!(digits(b"1234567:9", 0, 0), (7, 1234567));
+        assert_eq!(digits(b"12345678/9", 0, 0), (8, 12345678));
+        assert_eq!(plain_decimal(b"12.", 3), Some(12_000));
+        assert_eq!(plain_decimal(b"12.3.4", 3), None);
+        assert_eq!(plain_decimal(b"12345678901234567.123", 3), None);
         let cases = ["0", "-0", "7", "12.5", "0.001", "1763884806259476", "53544.999", "18446744073709551615", "9999999999999999999", "1.2345", "00000000000000000001.5"];
         for t in cases {
             for pow10 in 0..=9 {
