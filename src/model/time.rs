@@ -17,6 +17,9 @@ pub enum TimeError {
 /// Returns `round(value × 10^pow10)` for a JSON-style decimal `text`, e.g. `pow10 = 3` turns µs
 /// into ns. Rounds to nearest, ties away from zero.
 pub fn decimal_scaled(text: &[u8], pow10: i32) -> Result<i64, TimeError> {
+    if let Some(v) = plain_decimal(text, pow10) {
+        return Ok(v);
+    }
     let mut i = 0;
     let neg = match text.first() {
         Some(b'-') => {
@@ -100,6 +103,55 @@ pub fn decimal_scaled(text: &[u8], pow10: i32) -> Result<i64, TimeError> {
     i64::try_from(value).map_err(|_| TimeError::OutOfRange)
 }
 
+/// The common case of [`decimal_scaled`] in one pass over `u64`: `-?digits(.digits)?` with at
+/// most 19 digits and no more fraction digits than `pow10` (so nothing is rounded). `None` for
+/// anything else, which the general path then handles (with the same result where both apply).
+fn plain_decimal(text: &[u8], pow10: i32) -> Option<i64> {
+    let (neg, t) = match text.first()? {
+        b'-' => (true, &text[1..]),
+        _ => (false, text),
+    };
+    if t.len() > 20 || !(0..=9).contains(&pow10) {
+        return None;
+    }
+    let (int, v) = digits(t, 0, 0);
+    let (end, v) = if t.get(int) == Some(&b'.') { digits(t, int + 1, v) } else { (int, v) };
+    let frac = end.saturating_sub(int + 1) as i32;
+    if int == 0 || end != t.len() || int + frac as usize > 19 || frac > pow10 {
+        return None;
+    }
+    let v = i64::try_from(v.checked_mul(10u64.pow((pow10 - frac) as u32))?).ok()?;
+    Some(if neg { -v } else { v })
+}
+
+/// Appends the decimal digits of `t` from `i` to `v` (8 at a time while there are that many,
+/// then one by one); returns where the digits end and the value (wrapped past 19 digits).
+fn digits(t: &[u8], mut i: usize, mut v: u64) -> (usize, u64) {
+    while let Some(w) = t.get(i..i + 8) {
+        let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
+        let all_digits = w & 0xf0f0_f0f0_f0f0_f0f0 == 0x3030_3030_3030_3030
+            && w.wrapping_add(0x0606_0606_0606_0606) & 0xf0f0_f0f0_f0f0_f0f0 == 0x3030_3030_3030_3030;
+        if !all_digits {
+            break;
+        }
+        v = v.wrapping_mul(100_000_000).wrapping_add(eight_digits(w));
+        i += 8;
+    }
+    while let Some(&c) = t.get(i).filter(|c| c.is_ascii_digit()) {
+        v = v.wrapping_mul(10).wrapping_add((c - b'0') as u64);
+        i += 1;
+    }
+    (i, v)
+}
+
+/// The value of 8 ASCII digits read as a little-endian word (first digit in the lowest byte):
+/// pairs, then quads, then all eight combined with three multiplications (as in fast_float).
+fn eight_digits(w: u64) -> u64 {
+    let w = (w & 0x0f0f_0f0f_0f0f_0f0f).wrapping_mul(2561) >> 8;
+    let w = (w & 0x00ff_00ff_00ff_00ff).wrapping_mul(6_553_601) >> 16;
+    (w & 0x0000_ffff_0000_ffff).wrapping_mul(42_949_672_960_001) >> 32
+}
+
 /// Appends one digit; returns whether it was kept (fraction digits past the precision are not).
 fn push_digit(
     d: u8,
@@ -133,6 +185,10 @@ pub fn us_text_to_ns(text: &[u8]) -> Result<i64, TimeError> {
 /// Parses a time string with a unit, as PaddlePaddle writes it: `"1234.567 us"`, `"12.3 ms"`,
 /// `"5 ns"`, `"1.5 s"`. A bare number is taken as µs.
 pub fn with_unit_to_ns(text: &str) -> Result<i64, TimeError> {
+    // what Paddle writes (`"6118217.302 us"`), without trimming
+    if let Some(v) = text.strip_suffix(" us").and_then(|n| plain_decimal(n.as_bytes(), 3)) {
+        return Ok(v);
+    }
     let t = text.trim();
     let (num, pow10) = if let Some(n) = t.strip_suffix("us").or_else(|| t.strip_suffix("µs")) {
         (n, 3)
@@ -180,6 +236,35 @@ mod tests {
         assert_eq!(us_text_to_ns(b"1.0005"), Ok(1001));
         assert_eq!(us_text_to_ns(b"12.34567"), Ok(12_346));
         assert_eq!(us_text_to_ns(b"000012.000"), Ok(12_000));
+        assert_eq!(us_text_to_ns(b"9223372036854775.807"), Ok(i64::MAX));
+        assert_eq!(us_text_to_ns(b"-9223372036854775.808"), Ok(i64::MIN));
+        assert_eq!(us_text_to_ns(b"9223372036854775.808"), Err(TimeError::OutOfRange));
+        assert_eq!(us_text_to_ns(b"1."), Ok(1_000));
+        assert_eq!(us_text_to_ns(b".5"), Ok(500));
+        assert_eq!(us_text_to_ns(b"-"), Err(TimeError::NotANumber));
+    }
+
+    #[test]
+    fn fast_path_agrees_with_the_general_one() {
+        for n in [0u64, 1, 9, 10, 12345678, 87654321, 99999999, 10000000, 1763884806259476, 9999999999999999999] {
+            let t = n.to_string();
+            assert_eq!(plain_decimal(t.as_bytes(), 0), i64::try_from(n).ok(), "{t}");
+            assert_eq!(digits(t.as_bytes(), 0, 0), (t.len(), n), "{t}");
+        }
+        assert_eq!(digits(b"1234567:9", 0, 0), (7, 1234567));
+        assert_eq!(digits(b"12345678/9", 0, 0), (8, 12345678));
+        assert_eq!(plain_decimal(b"12.", 3), Some(12_000));
+        assert_eq!(plain_decimal(b"12.3.4", 3), None);
+        assert_eq!(plain_decimal(b"12345678901234567.123", 3), None);
+        let cases = ["0", "-0", "7", "12.5", "0.001", "1763884806259476", "53544.999", "18446744073709551615", "9999999999999999999", "1.2345", "00000000000000000001.5"];
+        for t in cases {
+            for pow10 in 0..=9 {
+                if let Some(v) = plain_decimal(t.as_bytes(), pow10) {
+                    let f = t.parse::<f64>().unwrap() * 10f64.powi(pow10);
+                    assert!((v as f64 - f).abs() <= f.abs() * 1e-15, "{t} {pow10}: {v} vs {f}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -94,9 +94,16 @@ struct ArgVals {
     invalid_utf8: bool,
 }
 
-/// Reads the args the model keeps from an `args` object. Pure.
-fn parse_args(r: &mut ObjectReader<'_>) -> Result<ArgVals, super::json::JsonError> {
-    let mut a = ArgVals { stream: -1, correlation: -1, cid: -1, external_id: -1, ..ArgVals::default() };
+impl ArgVals {
+    /// No args seen yet (ids -1).
+    fn new() -> ArgVals {
+        ArgVals { stream: -1, correlation: -1, cid: -1, external_id: -1, ..ArgVals::default() }
+    }
+}
+
+/// Reads the args the model keeps from an `args` object into `a` (from [`ArgVals::new`]), in
+/// place: events are many and these structs are moved a lot otherwise. Pure.
+fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals) -> Result<(), super::json::JsonError> {
     while let Some((k, v)) = r.next_entry()? {
         let int = || v.as_i64();
         match &*k {
@@ -153,7 +160,7 @@ fn parse_args(r: &mut ObjectReader<'_>) -> Result<ArgVals, super::json::JsonErro
         a.alt |= flags::CORRELATION_ALT_KEY;
     }
     a.invalid_utf8 = r.invalid_utf8;
-    Ok(a)
+    Ok(())
 }
 
 /// Fields of one event as found in its object.
@@ -252,11 +259,10 @@ impl ChromeSink<'_> {
         c.phases[ph as usize] += 1;
     }
 
-    /// Parses one event object at the start of `bytes`; returns its fields and its length.
+    /// Parses one event object at the start of `bytes` into `f` (empty); returns its length.
     /// Pure: no effect on the rank, so a failed attempt on an incomplete buffer can be retried.
-    fn parse<'b>(bytes: &'b [u8]) -> Result<(Fields<'b>, usize), (usize, &'static str)> {
+    fn parse<'b>(bytes: &'b [u8], f: &mut Fields<'b>) -> Result<usize, (usize, &'static str)> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
-        let mut f = Fields::default();
         let ill = |f: &mut Fields<'_>, field: &str, v: &JVal<'_>, want: &str| {
             f.warns.push((WarningKind::IllTypedField, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name())))
         };
@@ -264,27 +270,27 @@ impl ChromeSink<'_> {
             f.entries += 1;
             if &*k == "args" {
                 if let Some(mut sub) = r.nested_object() {
-                    if let Ok(a) = parse_args(&mut sub) {
+                    if parse_args(&mut sub, f.argv.insert(ArgVals::new())).is_ok() {
                         f.args = Some(r.skip_nested_read(&sub));
-                        f.argv = Some(a);
                         continue;
                     }
                     // malformed args: the event is kept without them (below), with a warning
+                    f.argv = None;
                 }
             }
             let v = r.next_value().map_err(|e| (e.at, e.expected))?;
             match &*k {
                 "ph" => match v {
                     JVal::Str(s) => f.ph = Some(s),
-                    other => ill(&mut f, "ph", &other, "a string"),
+                    other => ill(f, "ph", &other, "a string"),
                 },
                 "name" => match v {
                     JVal::Str(_) | JVal::Num(_) => f.name = Some(v),
-                    other => ill(&mut f, "name", &other, "a string"),
+                    other => ill(f, "name", &other, "a string"),
                 },
                 "cat" => match v {
                     JVal::Str(s) => f.cat = Some(s),
-                    other => ill(&mut f, "cat", &other, "a string"),
+                    other => ill(f, "cat", &other, "a string"),
                 },
                 "ts" => f.ts = Some(v),
                 "dur" => f.dur = Some(v),
@@ -296,19 +302,19 @@ impl ChromeSink<'_> {
                             f.tid = Some(v)
                         }
                     }
-                    other => ill(&mut f, &k, &other, "a number or a string"),
+                    other => ill(f, &k, &other, "a number or a string"),
                 },
                 "id" => f.id = Some(v),
                 "args" => match v {
                     JVal::Object(a) => {
                         f.args = Some(a);
-                        let detail = match parse_args(&mut ObjectReader::new(a).map_err(|e| (e.at, e.expected))?) {
+                        let detail = match parse_args(&mut ObjectReader::new(a).map_err(|e| (e.at, e.expected))?, &mut ArgVals::new()) {
                             Err(e) => format!("in \"args\": expected {} at +{}", e.expected, e.at),
                             Ok(_) => "in \"args\"".to_string(),
                         };
                         f.warns.push((WarningKind::MalformedEvent, detail));
                     }
-                    other => ill(&mut f, "args", &other, "an object"),
+                    other => ill(f, "args", &other, "an object"),
                 },
                 _ => {}
             }
@@ -319,7 +325,7 @@ impl ChromeSink<'_> {
         if r.stray_comma {
             f.warns.push((WarningKind::StrayComma, "inside an event object".into()));
         }
-        Ok((f, r.position()))
+        Ok(r.position())
     }
 
     fn kind_of(&mut self, cat: crate::model::StrId, cat_text: &str) -> Kind {
@@ -405,8 +411,9 @@ impl ScanSink for ChromeSink<'_> {
     }
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
-        match Self::parse(bytes) {
-            Ok((f, _)) => self.commit(f, offset, index),
+        let mut f = Fields::default();
+        match Self::parse(bytes, &mut f) {
+            Ok(_) => self.commit(&mut f, offset, index),
             Err((at, expected)) => {
                 self.rank.counts.events += 1;
                 self.count(Kind::Other, None, b'?');
@@ -417,8 +424,9 @@ impl ScanSink for ChromeSink<'_> {
     }
 
     fn event_direct(&mut self, bytes: &[u8], offset: u64, index: u32) -> Option<usize> {
-        let (f, len) = Self::parse(bytes).ok()?;
-        self.commit(f, offset, index);
+        let mut f = Fields::default();
+        let len = Self::parse(bytes, &mut f).ok()?;
+        self.commit(&mut f, offset, index);
         Some(len)
     }
 
@@ -429,7 +437,7 @@ impl ScanSink for ChromeSink<'_> {
 
 impl ChromeSink<'_> {
     /// Adds a parsed event to the rank.
-    fn commit(&mut self, mut f: Fields<'_>, offset: u64, index: u32) {
+    fn commit(&mut self, f: &mut Fields<'_>, offset: u64, index: u32) {
         // `{}` placeholders (Paddle's trailing event, rocprof v1's first) are not events.
         if f.entries == 0 && f.warns.is_empty() {
             self.rank.counts.empty_placeholders += 1;

@@ -83,33 +83,99 @@ pub struct JsonError {
     pub expected: &'static str,
 }
 
-/// Position of the first `a` or `b` in `hay`. JSON strings and the gaps between tokens are
-/// mostly a few bytes long, where a plain loop beats `memchr`'s setup; longer spans use it.
-#[inline]
-pub fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
-    for (i, &c) in hay.iter().take(16).enumerate() {
-        if c == a || c == b {
-            return Some(i);
+/// Bytes scanned a word at a time before handing a long span to `memchr`: JSON strings and the
+/// gaps between tokens are mostly shorter, where `memchr`'s setup costs more than it saves.
+const SHORT_SPAN: usize = 32;
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// The high bit of every byte of `w` equal to `b`, possibly with false positives *above* the
+/// first true one (a borrow only carries upward), so the lowest set bit is always exact.
+#[inline(always)]
+fn eq_mask(w: u64, b: u8) -> u64 {
+    let x = w ^ (LO * b as u64);
+    x.wrapping_sub(LO) & !x & HI
+}
+
+/// The 8 bytes at `i` as a little-endian word (byte `i` lowest).
+#[inline(always)]
+fn word(hay: &[u8], i: usize) -> u64 {
+    u64::from_le_bytes(hay[i..i + 8].try_into().unwrap_or([0; 8]))
+}
+
+/// Position of the first byte of `hay` for which `hit` (a word mask from [`eq_mask`]s) is set:
+/// whole words first (SWAR, portable to wasm32), the tail bytewise, spans longer than
+/// [`SHORT_SPAN`] by `long`.
+#[inline(always)]
+fn find_by(hay: &[u8], hit: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool, long: impl Fn(&[u8]) -> Option<usize>) -> Option<usize> {
+    let mut i = 0;
+    while i + 8 <= hay.len() {
+        let m = hit(word(hay, i));
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+        if i >= SHORT_SPAN {
+            return long(&hay[i..]).map(|k| k + i);
         }
     }
-    if hay.len() <= 16 {
-        return None;
-    }
-    memchr2(a, b, &hay[16..]).map(|i| i + 16)
+    hay[i..].iter().position(|&c| is(c)).map(|k| k + i)
+}
+
+/// Position of the first `a` or `b` in `hay`.
+#[inline]
+pub fn find2(a: u8, b: u8, hay: &[u8]) -> Option<usize> {
+    find_by(hay, |w| eq_mask(w, a) | eq_mask(w, b), |c| c == a || c == b, |h| memchr2(a, b, h))
 }
 
 /// Like [`find2`] for three bytes.
 #[inline]
 pub fn find3(a: u8, b: u8, c: u8, hay: &[u8]) -> Option<usize> {
-    for (i, &x) in hay.iter().take(16).enumerate() {
-        if x == a || x == b || x == c {
-            return Some(i);
+    find_by(hay, |w| eq_mask(w, a) | eq_mask(w, b) | eq_mask(w, c), |x| x == a || x == b || x == c, |h| memchr3(a, b, c, h))
+}
+
+/// End of a string body starting at `j` (after the opening quote): the closing quote's position,
+/// and whether the body is plain (ASCII, no escapes: most keys and values), checked in the same
+/// word-at-a-time pass. `None` if the string does not close within `b`.
+#[inline(always)]
+fn string_end(b: &[u8], mut j: usize) -> Option<(usize, bool)> {
+    let mut high = 0u64;
+    let mut escaped = false;
+    loop {
+        let from = j;
+        let at = loop {
+            if j - from >= SHORT_SPAN {
+                // a long string: memchr's wide search, then its ASCII check
+                let at = j + memchr2(b'"', b'\\', &b[j..])?;
+                high |= u64::from(!b[j..at].is_ascii());
+                break at;
+            }
+            if j + 8 > b.len() {
+                let k = b[j..].iter().position(|&c| c == b'"' || c == b'\\')?;
+                high |= b[j..j + k].iter().fold(0, |h, &c| h | (c & 0x80) as u64);
+                break j + k;
+            }
+            let w = word(b, j);
+            let m = eq_mask(w, b'"') | eq_mask(w, b'\\');
+            if m != 0 {
+                let k = (m.trailing_zeros() / 8) as usize;
+                // only the bytes before the hit belong to the string
+                high |= w & HI & ((1u64 << (k * 8)) - 1);
+                break j + k;
+            }
+            high |= w & HI;
+            j += 8;
+        };
+        if b[at] == b'"' {
+            return Some((at, high == 0 && !escaped));
+        }
+        escaped = true;
+        j = at + 2;
+        if j > b.len() {
+            return None;
         }
     }
-    if hay.len() <= 16 {
-        return None;
-    }
-    memchr3(a, b, c, &hay[16..]).map(|i| i + 16)
 }
 
 /// Iterator over the entries of one JSON object.
@@ -226,46 +292,19 @@ impl<'a> ObjectReader<'a> {
 
     fn string(&mut self, i: usize) -> Result<(Cow<'a, str>, usize), JsonError> {
         let b = self.b;
-        let mut j = i + 1;
-        let mut escaped = false;
-        loop {
-            match find2(b'"', b'\\', &b[j..]) {
-                None => return Err(JsonError { at: b.len(), expected: "'\"' closing a string" }),
-                Some(k) => {
-                    let at = j + k;
-                    if b[at] == b'\\' {
-                        escaped = true;
-                        j = at + 2;
-                        if j > b.len() {
-                            return Err(JsonError { at: b.len(), expected: "'\"' closing a string" });
-                        }
-                    } else {
-                        j = at;
-                        break;
-                    }
-                }
-            }
-        }
+        let (j, plain) = string_end(b, i + 1).ok_or(JsonError { at: b.len(), expected: "'\"' closing a string" })?;
         let raw = &b[i + 1..j];
-        let s = if escaped {
+        let s = if plain {
+            // SAFETY: `string_end` found only ASCII bytes, and every ASCII byte sequence is valid
+            // UTF-8; this skips the slower general validation for the common case.
+            Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) })
+        } else {
             match unescape(raw) {
                 Ok(s) => s,
                 Err(Unescape::BadEscape(k)) => return Err(JsonError { at: i + 1 + k, expected: "a valid escape sequence" }),
                 Err(Unescape::Utf8(s)) => {
                     self.invalid_utf8 = true;
                     Cow::Owned(s)
-                }
-            }
-        } else if raw.is_ascii() {
-            // SAFETY: every ASCII byte sequence is valid UTF-8 (checked just above); this skips
-            // the slower general validation for the common case.
-            Cow::Borrowed(unsafe { std::str::from_utf8_unchecked(raw) })
-        } else {
-            match std::str::from_utf8(raw) {
-                Ok(s) => Cow::Borrowed(s),
-                Err(_) => {
-                    self.invalid_utf8 = true;
-                    Cow::Owned(String::from_utf8_lossy(raw).into_owned())
                 }
             }
         };
@@ -475,5 +514,43 @@ mod tests {
         while r.next_entry().unwrap().is_some() {}
         assert!(r.stray_comma);
         assert_eq!(unescape(br"\ud83d\ude00").unwrap(), "😀");
+    }
+
+    #[test]
+    fn strings_plain_escaped_and_not_ascii() {
+        for pad in 0..80 {
+            let p = "p".repeat(pad);
+            for (body, want) in [("", true), ("abc", true), ("a\\\"b", false), ("é", false), ("\\\\", false)] {
+                let text = format!("\"{p}{body}\" tail é");
+                let end = text.len() - " tail é".len() - 1;
+                assert_eq!(string_end(text.as_bytes(), 1), Some((end, want)), "{text}");
+            }
+            assert_eq!(string_end(format!("\"{p}é").as_bytes(), 1), None);
+            assert_eq!(string_end(format!("\"{p}\\").as_bytes(), 1), None);
+        }
+        let e = entries(r#"{"k\u00e9":"v\u00e9", "x":"ÿ"}"#).unwrap();
+        assert_eq!((e[0].0.as_str(), &e[0].1), ("ké", &JVal::Str("vé".into())));
+        assert_eq!(e[1].1, JVal::Str("ÿ".into()));
+    }
+
+    #[test]
+    fn finds_first_of_two_or_three_bytes() {
+        // every length and position around the word and SHORT_SPAN edges, against a plain search
+        for len in 0..80 {
+            for at in 0..=len {
+                let mut hay = vec![b'x'; len];
+                if at < len {
+                    hay[at] = b'"';
+                }
+                if at + 1 < len {
+                    hay[at + 1] = b'\\';
+                }
+                let want = (at < len).then_some(at);
+                assert_eq!(find2(b'"', b'\\', &hay), want, "len {len} at {at}");
+                assert_eq!(find3(b'{', b'}', b'"', &hay), want, "len {len} at {at}");
+            }
+        }
+        // bytes that differ from the target by a borrow pattern must not match
+        assert_eq!(find2(b'"', b'\\', b"\x21\x23\x01\x00\xa2\x22zzzz"), Some(5));
     }
 }

@@ -7,7 +7,9 @@
 //! * bare array form `[ {...}, {...} ]`, whose closing `]` may be missing (allowed by the format);
 //! * comma-led lists `,{...}\n,{...}` as rocprof v1 writes fragments.
 //!
-//! Input arrives in chunks of any size (down to 1 byte); a partial event waits in `buf` and is
+//! Input arrives in chunks of any size (down to 1 byte). Each chunk is scanned where it lies (the
+//! "window"); only a partial value at its end is copied, into `carry`, and completed there from
+//! the start of the next chunk, after which scanning moves back into that chunk. A value is
 //! scanned only once (the scan state survives chunk boundaries). Offsets are absolute byte
 //! positions in the (decompressed) stream.
 
@@ -91,9 +93,11 @@ enum Purpose {
 
 /// The scanner. Feed it with [`Scanner::push`], end with [`Scanner::finish`].
 pub struct Scanner {
-    buf: Vec<u8>,
-    /// Absolute offset of `buf[0]`.
+    /// Unconsumed bytes of the previous chunks (a partial value), the window while it is not empty.
+    carry: Vec<u8>,
+    /// Absolute offset of the window's first byte.
     base: u64,
+    /// Next byte to scan in the window (like every other position here).
     pos: usize,
     state: State,
     shape: Option<Shape>,
@@ -116,7 +120,7 @@ pub struct Scanner {
 impl Default for Scanner {
     fn default() -> Self {
         Scanner {
-            buf: Vec::new(),
+            carry: Vec::new(),
             base: 0,
             pos: 0,
             state: State::Start,
@@ -151,6 +155,10 @@ fn string_end(buf: &[u8], mut pos: usize) -> Result<usize, usize> {
     }
 }
 
+/// Bytes of a chunk added to `carry` at a time while completing a partial value: a few events'
+/// worth, so the rest of the chunk is mostly scanned where it lies.
+const CARRY_PIECE: usize = 4096;
+
 fn is_ws(c: u8) -> bool {
     matches!(c, b' ' | b'\t' | b'\n' | b'\r')
 }
@@ -163,8 +171,8 @@ impl Scanner {
 
     /// Whether to wait for more input before reporting what was found at `pos`: the excerpt in
     /// the message shows up to 40 bytes, and must not depend on how the input was chunked.
-    fn wait_for_excerpt(&self) -> bool {
-        !self.ending && self.buf.len() - self.pos <= 40
+    fn wait_for_excerpt(&self, data: &[u8]) -> bool {
+        !self.ending && data.len() - self.pos <= 40
     }
 
     /// Absolute offset of the next unscanned byte.
@@ -174,38 +182,84 @@ impl Scanner {
 
     /// Feeds the next chunk.
     pub fn push(&mut self, chunk: &[u8], sink: &mut dyn ScanSink) -> Result<(), ReadError> {
+        let mut rest = chunk;
+        // complete a partial value from the previous chunks, a piece of this chunk at a time, until
+        // what remains unconsumed lies in this chunk alone
+        while !self.carry.is_empty() && !rest.is_empty() {
+            let old = self.carry.len();
+            let piece = rest.len().min(CARRY_PIECE);
+            self.carry.extend_from_slice(&rest[..piece]);
+            let carry = std::mem::take(&mut self.carry);
+            let r = self.run(&carry, sink);
+            self.carry = carry;
+            r?;
+            if self.ignoring {
+                // `run` counted the window; what follows in the chunk is counted below
+                self.carry.clear();
+                rest = &rest[piece..];
+                break;
+            }
+            let keep = self.keep();
+            if keep >= old {
+                // `carry[keep..]` is `rest[keep - old..piece]`: continue in the chunk itself
+                self.rebase(keep);
+                self.carry.clear();
+                rest = &rest[keep - old..];
+                break;
+            }
+            self.compact();
+            rest = &rest[piece..];
+        }
         if self.ignoring {
-            self.base += chunk.len() as u64;
+            self.base += rest.len() as u64;
             return Ok(());
         }
-        self.buf.extend_from_slice(chunk);
-        self.run(sink)?;
-        self.compact();
+        if self.carry.is_empty() && !rest.is_empty() {
+            self.run(rest, sink)?;
+            if self.ignoring {
+                return Ok(());
+            }
+            let keep = self.keep();
+            self.carry.extend_from_slice(&rest[keep..]);
+            self.rebase(keep);
+        }
         Ok(())
     }
 
-    /// Drops consumed bytes, keeping a partial value.
-    fn compact(&mut self) {
-        let keep = match &self.val {
+    /// Window position of the first byte still needed: a partial value's start, or the next byte.
+    fn keep(&self) -> usize {
+        match &self.val {
             Some((v, _)) => v.start,
             None => self.pos,
-        };
-        if keep == 0 {
-            return;
         }
-        self.buf.drain(..keep);
-        self.base += keep as u64;
-        self.pos -= keep;
+    }
+
+    /// Moves the window start forward by `by` bytes (positions follow).
+    fn rebase(&mut self, by: usize) {
+        self.base += by as u64;
+        self.pos -= by;
         if let Some((v, _)) = &mut self.val {
-            v.start -= keep;
-            v.pos -= keep;
+            v.start -= by;
+            v.pos -= by;
+        }
+    }
+
+    /// Drops the consumed bytes of `carry`, keeping a partial value.
+    fn compact(&mut self) {
+        let keep = self.keep();
+        if keep > 0 {
+            self.carry.drain(..keep);
+            self.rebase(keep);
         }
     }
 
     /// Ends the input. Warns about truncation; errors if no trace was found at all.
     pub fn finish(&mut self, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
         self.ending = true;
-        self.run(sink)?;
+        let carry = std::mem::take(&mut self.carry);
+        let r = self.run(&carry, sink);
+        self.carry = carry;
+        r?;
         let mut truncated = false;
         if let Some((v, purpose)) = self.val.take() {
             let off = self.at(v.start);
@@ -238,39 +292,40 @@ impl Scanner {
         }
     }
 
-    fn run(&mut self, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
+    /// Scans the window `data` from `pos` as far as it goes.
+    fn run(&mut self, data: &[u8], sink: &mut dyn ScanSink) -> Result<(), ReadError> {
         loop {
             if let Some((v, purpose)) = self.val {
-                match self.continue_value(v) {
+                match Self::continue_value(data, v) {
                     Err(v) => {
                         self.val = Some((v, purpose));
                         return Ok(());
                     }
                     Ok(end) => {
                         self.val = None;
-                        self.value_done(v.start, end, purpose, sink)?;
+                        self.value_done(data, v.start, end, purpose, sink)?;
                         self.pos = end;
                         continue;
                     }
                 }
             }
             // skip whitespace
-            while self.pos < self.buf.len() && is_ws(self.buf[self.pos]) {
+            while self.pos < data.len() && is_ws(data[self.pos]) {
                 self.pos += 1;
             }
-            if self.pos >= self.buf.len() {
+            if self.pos >= data.len() {
                 return Ok(());
             }
-            let c = self.buf[self.pos];
+            let c = data[self.pos];
             let here = self.at(self.pos);
             match self.state {
                 State::Start => {
                     // UTF-8 byte order mark
-                    if self.buf[self.pos..].starts_with(&[0xef, 0xbb, 0xbf]) {
+                    if data[self.pos..].starts_with(&[0xef, 0xbb, 0xbf]) {
                         self.pos += 3;
                         continue;
                     }
-                    if self.buf.len() - self.pos < 3 && self.buf[self.pos] == 0xef {
+                    if data.len() - self.pos < 3 && data[self.pos] == 0xef {
                         return Ok(());
                     }
                     match c {
@@ -291,9 +346,9 @@ impl Scanner {
                             self.state = State::ArrayElem;
                             self.after_sep = true;
                         }
-                        _ if self.wait_for_excerpt() => return Ok(()),
+                        _ if self.wait_for_excerpt(data) => return Ok(()),
                         _ => {
-                            return Err(ReadError::new(here, "a JSON trace ('{' or '[')", excerpt(&self.buf[self.pos..])));
+                            return Err(ReadError::new(here, "a JSON trace ('{' or '[')", excerpt(&data[self.pos..])));
                         }
                     }
                     self.pos += 1;
@@ -316,15 +371,15 @@ impl Scanner {
                         sink.warn(WarningKind::StrayComma, here, "extra ',' in the top-level object".into());
                         self.pos += 1;
                     }
-                    _ if self.wait_for_excerpt() => return Ok(()),
-                    _ => return Err(ReadError::new(here, "a key string or '}' in the top-level object", excerpt(&self.buf[self.pos..]))),
+                    _ if self.wait_for_excerpt(data) => return Ok(()),
+                    _ => return Err(ReadError::new(here, "a key string or '}' in the top-level object", excerpt(&data[self.pos..]))),
                 },
                 State::ObjColon => {
                     if c != b':' {
-                        if self.wait_for_excerpt() {
+                        if self.wait_for_excerpt(data) {
                             return Ok(());
                         }
-                        return Err(ReadError::new(here, format!("':' after the key \"{}\"", self.key), excerpt(&self.buf[self.pos..])));
+                        return Err(ReadError::new(here, format!("':' after the key \"{}\"", self.key), excerpt(&data[self.pos..])));
                     }
                     self.pos += 1;
                     self.state = State::ObjValue;
@@ -342,8 +397,8 @@ impl Scanner {
                         b'[' => ValKind::Array,
                         b'"' => ValKind::Str,
                         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => ValKind::Scalar,
-                        _ if self.wait_for_excerpt() => return Ok(()),
-                        _ => return Err(ReadError::new(here, format!("a JSON value for the key \"{}\"", self.key), excerpt(&self.buf[self.pos..]))),
+                        _ if self.wait_for_excerpt(data) => return Ok(()),
+                        _ => return Err(ReadError::new(here, format!("a JSON value for the key \"{}\"", self.key), excerpt(&data[self.pos..]))),
                     };
                     self.start_value(kind, Purpose::MetaValue);
                 }
@@ -358,8 +413,8 @@ impl Scanner {
                         self.pos += 1;
                         self.state = State::Done;
                     }
-                    _ if self.wait_for_excerpt() => return Ok(()),
-                    _ => return Err(ReadError::new(here, "',' or '}' after a top-level value", excerpt(&self.buf[self.pos..]))),
+                    _ if self.wait_for_excerpt(data) => return Ok(()),
+                    _ => return Err(ReadError::new(here, "',' or '}' after a top-level value", excerpt(&data[self.pos..]))),
                 },
                 State::ArrayElem | State::ArrayAfterElem => match c {
                     b',' => {
@@ -378,7 +433,7 @@ impl Scanner {
                         self.state = if self.in_object { State::ObjAfterValue } else { State::Done };
                     }
                     b'{' => {
-                        if let Some(len) = sink.event_direct(&self.buf[self.pos..], here, self.element_index) {
+                        if let Some(len) = sink.event_direct(&data[self.pos..], here, self.element_index) {
                             self.element_index += 1;
                             self.after_sep = false;
                             self.state = State::ArrayAfterElem;
@@ -390,18 +445,17 @@ impl Scanner {
                     b'[' => self.start_value(ValKind::Array, Purpose::Element),
                     b'"' => self.start_value(ValKind::Str, Purpose::Element),
                     b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => self.start_value(ValKind::Scalar, Purpose::Element),
-                    _ if self.wait_for_excerpt() => return Ok(()),
-                    _ => return Err(ReadError::new(here, "an event object '{', ',' or ']'", excerpt(&self.buf[self.pos..]))),
+                    _ if self.wait_for_excerpt(data) => return Ok(()),
+                    _ => return Err(ReadError::new(here, "an event object '{', ',' or ']'", excerpt(&data[self.pos..]))),
                 },
                 State::Done => {
-                    if self.wait_for_excerpt() {
+                    if self.wait_for_excerpt(data) {
                         return Ok(());
                     }
-                    sink.warn(WarningKind::TrailingData, here, format!("{} after the end of the JSON document", excerpt(&self.buf[self.pos..])));
+                    sink.warn(WarningKind::TrailingData, here, format!("{} after the end of the JSON document", excerpt(&data[self.pos..])));
                     // ignore everything that follows
                     self.ignoring = true;
-                    self.base += self.buf.len() as u64;
-                    self.buf.clear();
+                    self.base += data.len() as u64;
                     self.pos = 0;
                     return Ok(());
                 }
@@ -426,8 +480,7 @@ impl Scanner {
 
     /// Advances a value scan; `Ok(end)` (exclusive) when complete, `Err(state)` if more input
     /// is needed.
-    fn continue_value(&self, mut v: ValScan) -> Result<usize, ValScan> {
-        let buf = &self.buf;
+    fn continue_value(buf: &[u8], mut v: ValScan) -> Result<usize, ValScan> {
         let (open, close) = match v.kind {
             ValKind::Object => (b'{', b'}'),
             ValKind::Array => (b'[', b']'),
@@ -494,11 +547,11 @@ impl Scanner {
         }
     }
 
-    fn value_done(&mut self, start: usize, end: usize, purpose: Purpose, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
+    fn value_done(&mut self, data: &[u8], start: usize, end: usize, purpose: Purpose, sink: &mut dyn ScanSink) -> Result<(), ReadError> {
         let off = self.at(start);
         match purpose {
             Purpose::Key => {
-                let raw = &self.buf[start + 1..end - 1];
+                let raw = &data[start + 1..end - 1];
                 self.key = match crate::read::json::unescape(raw) {
                     Ok(k) => k.into_owned(),
                     Err(_) => String::from_utf8_lossy(raw).into_owned(),
@@ -507,22 +560,102 @@ impl Scanner {
             }
             Purpose::MetaValue => {
                 let key = std::mem::take(&mut self.key);
-                sink.meta(&key, &self.buf[start..end], off);
+                sink.meta(&key, &data[start..end], off);
                 self.key = key;
                 self.state = State::ObjAfterValue;
             }
             Purpose::Element => {
                 let index = self.element_index;
                 self.element_index += 1;
-                if self.buf[start] == b'{' {
-                    sink.event(&self.buf[start..end], off, index);
+                if data[start] == b'{' {
+                    sink.event(&data[start..end], off, index);
                 } else {
-                    sink.warn(WarningKind::NonObjectEvent, off, format!("{} in the event array", excerpt(&self.buf[start..end])));
+                    sink.warn(WarningKind::NonObjectEvent, off, format!("{} in the event array", excerpt(&data[start..end])));
                 }
                 self.after_sep = false;
                 self.state = State::ArrayAfterElem;
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records what the scanner reports; `direct` also takes the `event_direct` fast path.
+    #[derive(Default, PartialEq, Debug)]
+    struct Log {
+        direct: bool,
+        seen: Vec<String>,
+    }
+
+    impl ScanSink for Log {
+        fn meta(&mut self, key: &str, value: &[u8], offset: u64) {
+            self.seen.push(format!("meta {key} {offset} {}", String::from_utf8_lossy(value)));
+        }
+        fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
+            self.seen.push(format!("event {index} {offset} {}", String::from_utf8_lossy(bytes)));
+        }
+        fn event_direct(&mut self, rest: &[u8], offset: u64, index: u32) -> Option<usize> {
+            if !self.direct {
+                return None;
+            }
+            let mut r = crate::read::json::ObjectReader::new(rest).ok()?;
+            while r.next_entry().ok()?.is_some() {}
+            self.event(&rest[..r.position()], offset, index);
+            Some(r.position())
+        }
+        fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
+            self.seen.push(format!("warn {kind:?} {offset} {detail}"));
+        }
+    }
+
+    fn scan(doc: &[u8], chunk: usize, direct: bool) -> (Vec<String>, Result<(), String>) {
+        let mut s = Scanner::default();
+        let mut log = Log { direct, ..Log::default() };
+        let mut r = Ok(());
+        for c in doc.chunks(chunk) {
+            r = s.push(c, &mut log).map_err(|e| e.to_string());
+            if r.is_err() {
+                break;
+            }
+        }
+        if r.is_ok() {
+            r = s.finish(&mut log).map_err(|e| e.to_string());
+        }
+        (log.seen, r)
+    }
+
+    /// Events split across chunks of every size around `CARRY_PIECE` (one event longer than it,
+    /// a stray comma, a long top-level value, trailing data) are reported as from one chunk.
+    #[test]
+    fn chunking_does_not_change_what_is_found() {
+        let long = "x".repeat(3 * CARRY_PIECE);
+        let mut doc = String::from("{\"a\": 1, \"traceEvents\": [");
+        for i in 0..200 {
+            doc += &format!("{{\"name\": \"e{i}\", \"ts\": {i}.5, \"args\": {{\"k\": [{i}, \"]\\\"\"]}}}},\n  ");
+            if i == 77 {
+                doc += &format!("{{\"name\": \"{long}\"}}, ,");
+            }
+        }
+        doc += &format!("{{}}], \"meta\": {{\"s\": \"{long}\"}}}} trailing");
+        for direct in [false, true] {
+            let whole = scan(doc.as_bytes(), doc.len(), direct);
+            assert!(whole.1.is_ok() && whole.0.len() > 200, "{whole:?}");
+            for chunk in [1, 3, 40, 41, 999, CARRY_PIECE - 1, CARRY_PIECE, CARRY_PIECE + 1, 2 * CARRY_PIECE + 7, 20_000] {
+                assert_eq!(scan(doc.as_bytes(), chunk, direct), whole, "chunk {chunk} direct {direct}");
+            }
+        }
+        // truncated inside an event, and an error after a long valid prefix
+        let cut = &doc.as_bytes()[..doc.find("e150").unwrap()];
+        let bad = format!("{}x", &doc[..doc.find("{\"name\": \"e150").unwrap()]);
+        for d in [cut, bad.as_bytes()] {
+            let whole = scan(d, d.len(), true);
+            for chunk in [1, 41, CARRY_PIECE + 1, 10_000] {
+                assert_eq!(scan(d, chunk, true), whole, "chunk {chunk}");
+            }
+        }
     }
 }
