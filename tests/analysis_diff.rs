@@ -218,3 +218,18 @@ fn iterations_chosen_per_side() {
     let e = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(3), None), kinetoscope::analysis::diff::Device::All, false).unwrap_err();
     assert_eq!(e.0, "control: rank 0 has no iteration 3 (iterations: 1, 2)");
 }
+
+/// One side without profiler steps: both sides are whole-trace totals (not per step on one side
+/// and whole on the other).
+#[test]
+fn a_side_without_steps_makes_both_whole_traces() {
+    let c = read("control.json");
+    let text = String::from_utf8(util::bytes(&util::testdata("diff/test.json"))).expect("utf-8");
+    let no_steps: String = text.lines().filter(|l| !l.contains("ProfilerStep#")).collect::<Vec<_>>().join("\n");
+    let t = kinetoscope::read::read_all(&[("test.json", no_steps.as_bytes())]).expect("read");
+    let r = diff(&c, &t, &DiffOptions { by: By::Kernel, ..DiffOptions::default() });
+    // control: step 1 (its last step is left out); test: its three gemm of 200 µs
+    assert!(csv(&r, "diff_by_kernel").contains("\ngemm,100.0,600.0,500.0,500.0,1.0,3.0,100.0,200.0,increased\n"), "{}", csv(&r, "diff_by_kernel"));
+    assert_eq!(r.notes[1], "a side has no complete ProfilerStep: times and calls are whole-trace totals");
+    assert!(r.notes[0].starts_with("no ProfilerStep on one side: whole traces compared"), "{}", r.notes[0]);
+}

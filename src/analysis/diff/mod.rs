@@ -203,12 +203,19 @@ fn step_numbers(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
     s
 }
 
-/// The scope of every rank of `side` (module docs).
-fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>) -> Result<Vec<Scope<'s>>, AnalysisError> {
+/// Whether some rank of `side` has a complete step.
+fn has_steps(side: &Side<'_>) -> bool {
+    side.ctx.ranks().any(|(f, r)| !step_numbers(f, r).is_empty())
+}
+
+/// The scope of every rank of `side` (module docs); `per_step` false: whole traces (when one side
+/// has no steps, neither side is divided by its steps).
+fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>, per_step: bool) -> Result<Vec<Scope<'s>>, AnalysisError> {
     let mut out = Vec::new();
     for (f, r) in side.ctx.ranks() {
         let all = step_numbers(f, r);
         let steps = match iteration {
+            None if !per_step => Vec::new(),
             Some(n) if all.contains(&n) => vec![n],
             Some(n) => {
                 let have: Vec<String> = all.iter().map(i64::to_string).collect();
@@ -276,8 +283,8 @@ fn key_text(name: &str, class: KeyClass, o: &DiffOptions) -> Option<String> {
 }
 
 /// Per key: calls and time (ns) per step, of one side (medians over its ranks).
-fn side_values(side: &Side<'_>, by: By, o: &DiffOptions, iteration: Option<i64>) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
-    let scopes = scopes(side, iteration)?;
+fn side_values(side: &Side<'_>, by: By, o: &DiffOptions, iteration: Option<i64>, per_step: bool) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
+    let scopes = scopes(side, iteration, per_step)?;
     let mut per_rank: Vec<BTreeMap<String, (f64, f64)>> = Vec::new();
     for s in &scopes {
         let mut by_id: FxHashMap<(StrId, KeyClass), (i64, i64)> = FxHashMap::default();
@@ -381,7 +388,8 @@ impl Change {
 /// change of time (largest first, then by key).
 pub fn changes(control: &Side<'_>, test: &Side<'_>, by: By, o: &DiffOptions) -> Result<Vec<Change>, AnalysisError> {
     let (ci, ti) = o.iterations();
-    let (c, t) = (side_values(control, by, o, ci)?, side_values(test, by, o, ti)?);
+    let per_step = has_steps(control) && has_steps(test);
+    let (c, t) = (side_values(control, by, o, ci, per_step)?, side_values(test, by, o, ti, per_step)?);
     let mut keys: Vec<&String> = c.keys().chain(t.keys()).collect();
     keys.sort_unstable();
     keys.dedup();
@@ -451,7 +459,7 @@ struct StepValues {
 /// The steps of every rank of a side, in order.
 fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, AnalysisError> {
     let mut out = Vec::new();
-    for s in scopes(side, None)? {
+    for s in scopes(side, None, true)? {
         let (f, r) = (s.f, s.r);
         // one pass: each step's CPU-side row and the GPU work of each iteration
         let mut dur: FxHashMap<i64, i64> = FxHashMap::default();
