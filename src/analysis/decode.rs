@@ -146,6 +146,13 @@ impl Default for DecodeOptions {
     }
 }
 
+/// The start kernel an option's text names: `None` for empty or `none` (measure from the step
+/// start), else the trimmed text.
+pub fn start_kernel(text: &str) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty() && !t.eq_ignore_ascii_case("none")).then(|| t.to_string())
+}
+
 impl DecodeOptions {
     /// From the registry's option values.
     pub fn from_params(p: &Params) -> Result<DecodeOptions, AnalysisError> {
@@ -169,7 +176,7 @@ impl DecodeOptions {
             (lo, hi)
         };
         Ok(DecodeOptions {
-            start_kernel: (!start.is_empty() && !start.eq_ignore_ascii_case("none")).then(|| start.to_string()),
+            start_kernel: start_kernel(start),
             prefill_ns,
             decode_ns,
             keep_suffix: p.bool("keep_suffix"),

@@ -5,6 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
+use kinetoscope::analysis::decode::start_kernel;
 use kinetoscope::analysis::diff::{hta_report, other_ranks, report, side_frames, By, Device, DiffOptions, Side};
 use kinetoscope::analysis::registry::parse_int_list;
 
@@ -95,14 +96,13 @@ pub fn run(a: Args) -> Result<()> {
         }
     }
     let test_trace = test_trace.as_ref().unwrap_or(&control_trace);
+    // clap only lets through the names Device::parse knows
+    let device = Device::parse(&a.device).unwrap_or(Device::All);
     let mut report = if a.hta {
-        let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
         hta_report(&control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref(), (a.iteration, a.test_iteration.or(a.iteration)), device, a.short_names).map_err(|e| anyhow::anyhow!("{e}"))?.0
     } else {
-        let device = Device::ALL.into_iter().find(|d| d.as_str() == a.device).unwrap_or(Device::All);
         let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, test_iteration: a.test_iteration, ..Default::default() };
-        let sk = a.start_kernel.trim();
-        o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
+        o.decode.start_kernel = start_kernel(&a.start_kernel);
         let control_frames = control_frames.context("frames of the control run (a bug)")?;
         // one run compared with itself: both sides start from its frames
         let test_frames = test_frames.unwrap_or_else(|| control_frames.clone());

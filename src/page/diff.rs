@@ -21,6 +21,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
+use crate::analysis::decode::start_kernel;
 use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
 use crate::analysis::registry::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::report::{Chart, Report};
@@ -114,7 +115,7 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
     let by = params.str("by");
     let by = By::parse(by).ok_or_else(|| one_of("by", by))?;
     let device = params.str("device");
-    let device = Device::ALL.into_iter().find(|d| d.as_str() == device.trim()).ok_or_else(|| one_of("device", device))?;
+    let device = Device::parse(device).ok_or_else(|| one_of("device", device))?;
     let step = |name: &str| match params.str(name).trim() {
         "" => Ok(None),
         n => n.parse::<i64>().map(Some).map_err(|_| AnalysisError(format!("option '{name}': expected an integer, found '{n}'"))),
@@ -136,8 +137,7 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
         return Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] });
     }
     let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
-    let sk = params.str("start_kernel").trim();
-    o.decode.start_kernel = (!sk.is_empty() && !sk.eq_ignore_ascii_case("none")).then(|| sk.to_string());
+    o.decode.start_kernel = start_kernel(params.str("start_kernel"));
     let control = Side::new("control", control, control_ranks.as_deref())?;
     let test = Side::new("test", test, test_ranks.as_deref())?;
     Ok(Diff { report: report(&control, &test, &o)?, control_ranks: control.ranks(), test_ranks: test.ranks() })

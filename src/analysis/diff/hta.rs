@@ -47,6 +47,11 @@ impl Device {
         }
     }
 
+    /// The selection spelled `s` (surrounding blanks ignored).
+    pub fn parse(s: &str) -> Option<Device> {
+        Device::ALL.into_iter().find(|d| d.as_str() == s.trim())
+    }
+
     fn keeps(self, stream: i64) -> bool {
         match self {
             Device::All => true,

@@ -124,6 +124,8 @@ pub struct Side<'a> {
     pub label: String,
     /// The run and its selected ranks (exact frames, built on first use).
     pub ctx: Context<'a>,
+    /// Step numbers of each selected rank (`step_numbers`), found on first use.
+    steps: std::cell::OnceCell<Vec<Vec<i64>>>,
 }
 
 impl<'a> Side<'a> {
@@ -133,7 +135,7 @@ impl<'a> Side<'a> {
         if ctx.selected.is_empty() {
             return fail(format!("{label}: the trace has no ranks"));
         }
-        Ok(Side { label: label.to_string(), ctx })
+        Ok(Side { label: label.to_string(), ctx, steps: Default::default() })
     }
 
     /// The same over frames already built with [`side_frames`] (the CLI builds them while it
@@ -143,7 +145,12 @@ impl<'a> Side<'a> {
         if selected.is_empty() {
             return fail(format!("{label}: the trace has no ranks"));
         }
-        Ok(Side { label: label.to_string(), ctx: Context::with_frames(trace, Some(frames), false, selected) })
+        Ok(Side { label: label.to_string(), ctx: Context::with_frames(trace, Some(frames), false, selected), steps: Default::default() })
+    }
+
+    /// Step numbers of each selected rank, in rank order.
+    fn steps(&self) -> &[Vec<i64>] {
+        self.steps.get_or_init(|| self.ctx.ranks().map(|(f, r)| step_numbers(f, r)).collect())
     }
 
     /// Rank numbers of the side.
@@ -205,15 +212,14 @@ fn step_numbers(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
 
 /// Whether some rank of `side` has a complete step.
 fn has_steps(side: &Side<'_>) -> bool {
-    side.ctx.ranks().any(|(f, r)| !step_numbers(f, r).is_empty())
+    side.steps().iter().any(|s| !s.is_empty())
 }
 
 /// The scope of every rank of `side` (module docs); `per_step` false: whole traces (when one side
 /// has no steps, neither side is divided by its steps).
 fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>, per_step: bool) -> Result<Vec<Scope<'s>>, AnalysisError> {
     let mut out = Vec::new();
-    for (f, r) in side.ctx.ranks() {
-        let all = step_numbers(f, r);
+    for ((f, r), all) in side.ctx.ranks().zip(side.steps()) {
         let steps = match iteration {
             None if !per_step => Vec::new(),
             Some(n) if all.contains(&n) => vec![n],
@@ -221,7 +227,7 @@ fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>, per_step: bool) -> Res
                 let have: Vec<String> = all.iter().map(i64::to_string).collect();
                 return fail(format!("{}: rank {} has no complete step {n} (steps: {})", side.label, f.rank, if have.is_empty() { "none".into() } else { have.join(", ") }));
             }
-            None => all,
+            None => all.clone(),
         };
         let per = if iteration.is_some() { 1.0 } else { steps.len().max(1) as f64 };
         out.push(Scope { f, r, steps, per });
