@@ -177,10 +177,15 @@ impl Warnings {
     /// Adds all of `other`.
     pub fn extend(&mut self, other: &Warnings) {
         for w in &other.entries {
-            match self.entries.iter_mut().find(|x| x.kind == w.kind && x.file == w.file) {
-                Some(x) => x.count += w.count,
-                None => self.entries.push(w.clone()),
-            }
+            self.add_counted(w);
+        }
+    }
+
+    /// Adds `w.count` occurrences of `w` (its detail if the kind is new here).
+    pub fn add_counted(&mut self, w: &Warning) {
+        match self.entries.iter_mut().find(|x| x.kind == w.kind && x.file == w.file) {
+            Some(x) => x.count += w.count,
+            None => self.entries.push(w.clone()),
         }
     }
 

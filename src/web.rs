@@ -6,6 +6,10 @@
 //! `end_file()`, and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
 //! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
 //! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
+//! Large files are read by several workers: `begin_file_split(name, size, block_bytes)` instead
+//! of `begin_file`; after each `push` and after `end_input()`, `take_block()` gives blocks that
+//! helper workers turn into partial ranks with `parse_block(name, block)`; each goes back with
+//! `add_partial(bytes)` (any order), then `end_file()` (see `read::blocks`).
 //! Diff mode: one worker holds two sessions (control and test) and calls `diff(control, test,
 //! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
 //! as both. `diff_options()` lists the Diff form's options.
@@ -54,6 +58,15 @@ pub struct Session {
     done: Vec<RankTrace>,
     current: Option<FileReader>,
     workspace: Option<Workspace>,
+    /// Blocks of the current split file not yet handed out by `take_block`.
+    blocks: std::collections::VecDeque<Vec<u8>>,
+}
+
+/// Parses one block of the file `name` (from a split session's `take_block`) into the partial
+/// rank that session's `add_partial` takes.
+#[wasm_bindgen]
+pub fn parse_block(name: &str, block: &[u8]) -> Result<Vec<u8>, JsValue> {
+    crate::read::parse_block(name, block).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {
@@ -76,6 +89,38 @@ impl Session {
         let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
         self.current = Some(FileReader::new(name, size));
         Ok(())
+    }
+
+    /// Starts the next file, to be read by several workers in blocks of about `block_bytes`.
+    pub fn begin_file_split(&mut self, name: &str, size: f64, block_bytes: u32) -> Result<(), JsValue> {
+        self.begin_file(name, size)?;
+        let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
+        self.current = Some(FileReader::new_split(name, size, block_bytes as usize));
+        Ok(())
+    }
+
+    /// The next block of the current split file to parse (`parse_block`), if one is ready.
+    pub fn take_block(&mut self) -> Option<Vec<u8>> {
+        if let Some(r) = &mut self.current {
+            self.blocks.extend(r.take_blocks());
+        }
+        self.blocks.pop_front()
+    }
+
+    /// Hands back the result of `parse_block` for a block of the current file, and the block.
+    pub fn add_partial(&mut self, result: Vec<u8>, block: Vec<u8>) -> Result<(), JsValue> {
+        match &mut self.current {
+            Some(r) => r.add_partial(result, block).map_err(err),
+            None => Err(err("add_partial called before begin_file_split")),
+        }
+    }
+
+    /// Ends the input of the current file (a split file then has its last blocks ready).
+    pub fn end_input(&mut self) -> Result<(), JsValue> {
+        match &mut self.current {
+            Some(r) => r.end_input().map_err(err),
+            None => Err(err("end_input called before begin_file")),
+        }
     }
 
     /// Feeds the next chunk of the current file.

@@ -7,6 +7,8 @@ mod util;
 mod read_kineto;
 /// Hand-made traces in testdata/: each variant and each kind of damage, exact values.
 mod read_testdata;
+/// Reading in blocks parsed by other workers (the page) equals the one-pass read.
+mod read_blocks;
 /// rocprof v1/v3 readers.
 mod read_rocprof;
 /// rocprofv3 JSON reader: hand-made results.json, exact rows, chunk sizes, damage.

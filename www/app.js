@@ -176,7 +176,7 @@ async function run(files) {
     else if (data.type === 'result') {
       const ms = finish(current, true);
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
-      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes };
+      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks };
       showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
       let list = [], diffOptions = null;
       try {
@@ -211,7 +211,8 @@ async function run(files) {
     finish(current);
     showError(`The parse worker failed: ${e.message || 'it could not start'}`);
   };
-  worker.postMessage({ type: 'parse', module, files });
+  // kinetoscopeSplit ({min, block} in bytes): when files are read by several workers (tests and benchmarks)
+  worker.postMessage({ type: 'parse', module, files, split: globalThis.kinetoscopeSplit ?? null });
 }
 
 // Ends the parse job; the worker stays when it now holds the trace. Returns how long it ran, in ms.
@@ -584,7 +585,7 @@ async function loadPair() {
   const p = (pair = { worker, pending: new Map(), loading: true, started: performance.now() });
   const read = (slot) => {
     showProgress({ slot, file: files[slot][0]?.name ?? '', done: 0, total: files[slot].reduce((n, f) => n + f.size, 0) });
-    worker.postMessage({ type: 'parse', module, files: files[slot], slot });
+    worker.postMessage({ type: 'parse', module, files: files[slot], slot, split: globalThis.kinetoscopeSplit ?? null });
   };
   worker.onmessage = ({ data }) => {
     if (pair !== p) return;

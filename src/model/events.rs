@@ -69,6 +69,15 @@ pub enum IntArg {
     MemoryBwGbpsBits,
 }
 
+impl IntArg {
+    /// Every argument, in declaration order (`arg as usize` indexes it).
+    pub const ALL: [IntArg; 12] = [
+        IntArg::Bytes, IntArg::Device, IntArg::FlowId, IntArg::WaitOnStream, IntArg::WaitOnEventRecordCorrelation,
+        IntArg::RecordFunctionId, IntArg::PaddleStartNs, IntArg::PaddleEndNs, IntArg::HipStream, IntArg::BeginNs,
+        IntArg::EndNs, IntArg::MemoryBwGbpsBits,
+    ];
+}
+
 /// Columns of one rank's events. All times are integer nanoseconds on the file's own clock
 /// (the µs `ts` of the file × 1000, exact).
 #[derive(Debug, Default, Clone)]

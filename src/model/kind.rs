@@ -169,6 +169,12 @@ pub const ALL_KINDS: [Kind; 28] = [
     Kind::Other,
 ];
 
+/// Every phase, in declaration order (`phase as usize` indexes it).
+pub const ALL_PHASES: [Phase; 11] = [
+    Phase::Complete, Phase::Begin, Phase::End, Phase::Instant, Phase::Counter, Phase::Metadata,
+    Phase::FlowStart, Phase::FlowStep, Phase::FlowEnd, Phase::Async, Phase::Other,
+];
+
 /// The trace-event phase (`ph`), as in the Chrome Trace Event Format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Phase {
@@ -235,6 +241,12 @@ impl Phase {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lists_are_in_declaration_order() {
+        assert!(ALL_KINDS.iter().enumerate().all(|(i, &k)| k as usize == i));
+        assert!(ALL_PHASES.iter().enumerate().all(|(i, &p)| p as usize == i));
+    }
 
     #[test]
     fn old_and_new_spellings_agree() {

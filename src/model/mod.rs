@@ -95,7 +95,7 @@ pub struct DeviceProperties {
 }
 
 /// File-level metadata (top-level keys other than the events).
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, serde::Deserialize)]
 pub struct TraceMeta {
     /// `schemaVersion` as text.
     pub schema_version: Option<String>,
@@ -190,6 +190,11 @@ impl IdTable {
     /// The value at index `i`.
     pub fn get(&self, i: u32) -> Option<&IdValue> {
         self.values.get(i as usize)
+    }
+
+    /// Every value, by index.
+    pub fn values(&self) -> &[IdValue] {
+        &self.values
     }
 
     /// Number of distinct values.

@@ -41,6 +41,11 @@ impl Strings {
         self.values.get(id.0 as usize).map(|b| &**b).unwrap_or("")
     }
 
+    /// Every string, by id.
+    pub fn iter(&self) -> impl Iterator<Item = &str> {
+        self.values.iter().map(|b| &**b)
+    }
+
     /// Number of distinct strings.
     pub fn len(&self) -> usize {
         self.values.len()

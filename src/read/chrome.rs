@@ -40,12 +40,12 @@ pub struct FlavorHints {
 
 /// Per-event counters kept as arrays (no allocation per event); turned into
 /// [`crate::model::EventCounts`] maps when the file ends.
-struct Tally {
-    kinds: [u64; 64],
+pub(super) struct Tally {
+    pub(super) kinds: [u64; 64],
     /// By category string id.
-    cats: Vec<u64>,
+    pub(super) cats: Vec<u64>,
     /// By `ph` byte (`?` when absent).
-    phases: [u64; 256],
+    pub(super) phases: [u64; 256],
 }
 
 impl Default for Tally {
@@ -57,13 +57,30 @@ impl Default for Tally {
 /// Reading state for one Chrome-trace file.
 #[derive(Default)]
 pub struct ChromeState {
-    counts: Tally,
+    pub(super) counts: Tally,
     /// Open `B` events per (pid, tid), with their byte offsets.
-    open: FxHashMap<(u32, u32), Vec<(EventId, u64)>>,
+    pub(super) open: FxHashMap<(u32, u32), Vec<(EventId, u64)>>,
+    /// Reading one block of a file (`super::blocks`): an `E` with no open `B` is kept in
+    /// `pending_ends` (its `B` may be in an earlier block) instead of being reported.
+    pub(super) defer_ends: bool,
+    /// The `E` events kept by `defer_ends`, in file order.
+    pub(super) pending_ends: Vec<PendingEnd>,
     /// Flavor hints.
     pub hints: FlavorHints,
     /// Cached kind per category id.
-    kinds: FxHashMap<u32, Kind>,
+    pub(super) kinds: FxHashMap<u32, Kind>,
+}
+
+/// An `E` event whose `B` was not in the same block (see [`ChromeState::defer_ends`]).
+#[derive(Debug, Clone)]
+pub(super) struct PendingEnd {
+    pub(super) pid: u32,
+    pub(super) tid: u32,
+    pub(super) ts: i64,
+    pub(super) offset: u64,
+    pub(super) name: crate::model::StrId,
+    /// Distinct warnings the block had when this `E` was read (where its warning would go).
+    pub(super) warnings_before: usize,
 }
 
 /// A [`ScanSink`] writing into a rank.
@@ -513,6 +530,10 @@ impl ChromeSink<'_> {
                     let d = ts - ev.ts[b as usize];
                     ev.dur[b as usize] = d.max(0);
                     ev.flags[b as usize] |= flags::HAS_DUR;
+                }
+                None if self.st.defer_ends => {
+                    let warnings_before = self.rank.warnings.iter().count();
+                    self.st.pending_ends.push(PendingEnd { pid, tid, ts, offset, name, warnings_before });
                 }
                 None => self.warn(WarningKind::UnmatchedEnd, offset, format!("'E' of \"{}\"", self.rank.strings.get(name))),
             }

@@ -8,6 +8,7 @@
 //! The same [`FileReader`] serves the CLI (which reads files in 1 MiB chunks, in parallel) and the
 //! browser (which pushes `File.stream()` chunks from a Web Worker).
 
+mod blocks;
 pub mod chrome;
 mod chrome_meta;
 pub mod detect;
@@ -23,6 +24,7 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
+pub use blocks::{block_seq, parse_block};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).
@@ -33,6 +35,8 @@ enum Stage {
     Sniff(Vec<u8>),
     /// A Chrome-trace JSON document.
     Json(Box<(Scanner, chrome::ChromeState)>),
+    /// A Chrome-trace JSON document read in blocks parsed elsewhere ([`FileReader::new_split`]).
+    JsonSplit(Box<(blocks::Splitter, chrome::ChromeState)>),
     /// A rocprof CSV table.
     Csv(Box<rocprof::CsvReader>),
     /// A rocprofv3 JSON document, buffered until the end (see [`rocprof::v3_json`]).
@@ -49,6 +53,10 @@ pub struct FileReader {
     raw_head: Vec<u8>,
     stage: Stage,
     rank: RankTrace,
+    /// Block size of a split reader ([`FileReader::new_split`]).
+    split: Option<usize>,
+    /// [`FileReader::end_input`] has run.
+    input_ended: bool,
 }
 
 impl FileReader {
@@ -61,7 +69,52 @@ impl FileReader {
             // and the table grows by a quarter at a time.
             rank.events.reserve(((t / 300) as usize).min(8_000_000));
         }
-        FileReader { name: name.to_string(), consumed: 0, gz: None, gz_decided: false, raw_head: Vec::new(), stage: Stage::Sniff(Vec::new()), rank }
+        FileReader {
+            name: name.to_string(),
+            consumed: 0,
+            gz: None,
+            gz_decided: false,
+            raw_head: Vec::new(),
+            stage: Stage::Sniff(Vec::new()),
+            rank,
+            split: None,
+            input_ended: false,
+        }
+    }
+
+    /// A reader that leaves the parsing of a Chrome-trace file's events to others (the page's
+    /// workers; see [`blocks`]): after each [`FileReader::push`] and after
+    /// [`FileReader::end_input`], [`FileReader::take_blocks`] gives blocks of about `block_bytes`
+    /// of events to parse with [`parse_block`]; their results go to [`FileReader::add_partial`]
+    /// (in any order), and [`FileReader::finish`] once all are in. The rank is the one
+    /// [`FileReader::new`] reads. Other formats are read here as usual (no blocks).
+    pub fn new_split(name: &str, total: Option<u64>, block_bytes: usize) -> FileReader {
+        FileReader { split: Some(block_bytes), ..FileReader::new(name, total) }
+    }
+
+    /// Blocks ready to be parsed, in order (split readers only).
+    pub fn take_blocks(&mut self) -> Vec<Vec<u8>> {
+        match &mut self.stage {
+            Stage::JsonSplit(js) => js.0.take_ready(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Blocks handed out by [`FileReader::take_blocks`] whose result has not arrived.
+    pub fn blocks_outstanding(&self) -> u32 {
+        match &self.stage {
+            Stage::JsonSplit(js) => js.0.outstanding(),
+            _ => 0,
+        }
+    }
+
+    /// Takes the result of [`parse_block`] for one of this reader's blocks, and the block.
+    pub fn add_partial(&mut self, result: Vec<u8>, block: Vec<u8>) -> Result<(), ReadError> {
+        let Stage::JsonSplit(js) = &mut self.stage else {
+            return Err(ReadError::new(0, "a file read in blocks", "the result of a block").in_file(&self.name));
+        };
+        let (splitter, state) = &mut **js;
+        splitter.arrived(&mut self.rank, state, &self.name, result, block).map_err(|e| e.in_file(&self.name))
     }
 
     /// Bytes of the file consumed so far.
@@ -123,7 +176,10 @@ impl FileReader {
         };
         let pending = std::mem::take(buf);
         self.stage = match kind {
-            Content::Json => Stage::Json(Box::default()),
+            Content::Json => match self.split {
+                Some(target) => Stage::JsonSplit(Box::new((blocks::Splitter::new(target), Default::default()))),
+                None => Stage::Json(Box::default()),
+            },
             Content::Csv(k) => {
                 self.rank.format = Some(k.format());
                 Stage::Csv(Box::new(rocprof::CsvReader::new(k)))
@@ -145,8 +201,11 @@ impl FileReader {
         match &mut self.stage {
             Stage::Json(js) => {
                 let (scanner, state) = &mut **js;
-                let mut sink = chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name };
-                scanner.push(data, &mut sink)
+                scanner.push(data, &mut chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name })
+            }
+            Stage::JsonSplit(js) => {
+                js.0.content(data);
+                Ok(())
             }
             Stage::Csv(r) => r.push(data, &mut self.rank, &self.name),
             Stage::RocprofV3Json(r) => {
@@ -163,17 +222,31 @@ impl FileReader {
         self.finish_inner().map_err(|e| e.in_file(&name))
     }
 
-    fn finish_inner(&mut self) -> Result<RankTrace, ReadError> {
+    /// Ends the input (no more [`FileReader::push`]); a split reader then hands out its last block.
+    pub fn end_input(&mut self) -> Result<(), ReadError> {
+        let r = self.end_input_inner();
+        r.map_err(|e| e.in_file(&self.name))
+    }
+
+    fn end_input_inner(&mut self) -> Result<(), ReadError> {
+        if self.input_ended {
+            return Ok(());
+        }
+        self.input_ended = true;
+        // warnings of the end of the input; a split reader's last block carries them, to keep
+        // their place after its events' warnings
+        let mut end_warnings = Vec::new();
         if let Some(gz) = &mut self.gz {
             let clean = gz.finish()?;
             // a member cut short still counts as one
             self.rank.meta.gzip_members = gz.members + u32::from(!clean);
-            if let Some(at) = gz.trailing_garbage_at {
-                self.rank.warnings.add(WarningKind::TrailingGarbageAfterGzip, &self.name, at, || format!("at compressed byte {at}"));
+            let garbage = gz.trailing_garbage_at;
+            let consumed = gz.consumed();
+            if let Some(at) = garbage {
+                end_warnings.push((WarningKind::TrailingGarbageAfterGzip, at, format!("at compressed byte {at}")));
             }
             if !clean {
-                let at = gz.consumed();
-                self.rank.warnings.add(WarningKind::TruncatedGzip, &self.name, at, || format!("at compressed byte {at}"));
+                end_warnings.push((WarningKind::TruncatedGzip, consumed, format!("at compressed byte {consumed}")));
             }
         }
         if self.consumed == 0 {
@@ -185,29 +258,52 @@ impl FileReader {
             let head = std::mem::take(&mut self.raw_head);
             self.content(&head)?;
         }
+        if !matches!(self.stage, Stage::JsonSplit(_)) {
+            for (kind, at, detail) in end_warnings.drain(..) {
+                self.rank.warnings.add(kind, &self.name, at, || detail);
+            }
+        }
         self.sniff(true)?;
         match &mut self.stage {
             Stage::Json(js) => {
                 let (scanner, state) = &mut **js;
-                {
-                    let mut sink = chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name };
-                    scanner.finish(&mut sink)?;
-                }
-                state.finish(&mut self.rank, &self.name);
-                let non_objects = self.rank.warnings.count(WarningKind::NonObjectEvent);
-                if self.rank.counts.events == 0 && non_objects > 0 {
-                    return Err(ReadError::new(
-                        0,
-                        "an array of trace event objects",
-                        format!("{non_objects} elements that are not objects (a PyTorch memory-timeline export or other non-trace JSON?)"),
-                    ));
-                }
-                self.rank.meta.bare_array = scanner.shape() != Some(scan::Shape::Object);
-                self.rank.format = Some(detect::chrome_flavor(&state.hints, scanner.shape()));
-                if self.rank.format == Some(Format::RocprofV1Json) {
-                    rocprof::classify_v1_json(&mut self.rank);
-                }
+                scanner.finish(&mut chrome::ChromeSink { st: state, rank: &mut self.rank, file: &self.name })?;
             }
+            Stage::JsonSplit(js) => js.0.end(&end_warnings),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn finish_inner(&mut self) -> Result<RankTrace, ReadError> {
+        self.end_input_inner()?;
+        let outstanding = self.blocks_outstanding();
+        if outstanding > 0 {
+            return Err(ReadError::new(self.consumed, "the results of every block of the file", format!("{outstanding} missing")));
+        }
+        let chrome = match &mut self.stage {
+            Stage::Json(js) => Some((&mut js.1, js.0.shape())),
+            Stage::JsonSplit(js) => Some((&mut js.1, js.0.shape)),
+            _ => None,
+        };
+        if let Some((state, shape)) = chrome {
+            state.finish(&mut self.rank, &self.name);
+            let non_objects = self.rank.warnings.count(WarningKind::NonObjectEvent);
+            if self.rank.counts.events == 0 && non_objects > 0 {
+                return Err(ReadError::new(
+                    0,
+                    "an array of trace event objects",
+                    format!("{non_objects} elements that are not objects (a PyTorch memory-timeline export or other non-trace JSON?)"),
+                ));
+            }
+            self.rank.meta.bare_array = shape != Some(scan::Shape::Object);
+            self.rank.format = Some(detect::chrome_flavor(&state.hints, shape));
+            if self.rank.format == Some(Format::RocprofV1Json) {
+                rocprof::classify_v1_json(&mut self.rank);
+            }
+        }
+        match &mut self.stage {
+            Stage::Json(_) | Stage::JsonSplit(_) => {}
             Stage::Csv(r) => r.finish(&mut self.rank, &self.name)?,
             Stage::RocprofV3Json(r) => r.finish(&mut self.rank, &self.name)?,
             // detection could not decide even with all the input

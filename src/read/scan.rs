@@ -115,6 +115,8 @@ pub struct Scanner {
     obj_comma: bool,
     /// [`Scanner::finish`] was called: no more input will come.
     ending: bool,
+    /// Started after an element ([`Scanner::after_element`]): the array is not empty.
+    prior_elements: bool,
 }
 
 impl Default for Scanner {
@@ -135,6 +137,7 @@ impl Default for Scanner {
             ignoring: false,
             obj_comma: false,
             ending: false,
+            prior_elements: false,
         }
     }
 }
@@ -167,6 +170,34 @@ impl Scanner {
     /// The document shape, once known.
     pub fn shape(&self) -> Option<Shape> {
         self.shape
+    }
+
+    /// A scanner starting inside the event array, right after an element that ends at absolute
+    /// offset `base` (a block of a file read in parts, `super::blocks`); `in_object`: the array
+    /// is the value of `traceEvents` (not a bare array). Element indexes count from 0.
+    pub fn after_element(base: u64, in_object: bool) -> Scanner {
+        Scanner {
+            base,
+            state: State::ArrayAfterElem,
+            shape: Some(if in_object { Shape::Object } else { Shape::BareArray }),
+            in_object,
+            saw_events: true,
+            key: "traceEvents".to_string(),
+            after_sep: false,
+            prior_elements: true,
+            ..Scanner::default()
+        }
+    }
+
+    /// Whether everything pushed so far ends right after an element of the event array (nothing
+    /// partial is waiting).
+    pub fn at_element_end(&self) -> bool {
+        self.state == State::ArrayAfterElem && self.val.is_none() && self.carry.is_empty() && !self.ignoring
+    }
+
+    /// Elements of the event array seen so far.
+    pub fn elements(&self) -> u32 {
+        self.element_index
     }
 
     /// Whether to wait for more input before reporting what was found at `pos`: the excerpt in
@@ -426,7 +457,7 @@ impl Scanner {
                         self.pos += 1;
                     }
                     b']' => {
-                        if self.after_sep && self.element_index > 0 {
+                        if self.after_sep && (self.element_index > 0 || self.prior_elements) {
                             sink.warn(WarningKind::StrayComma, here, "trailing ',' before ']'".into());
                         }
                         self.pos += 1;

@@ -881,3 +881,24 @@ test('(m) the single-file build compares two runs from file://', async () => {
   assertClean(page);
   await page.close();
 });
+
+test('(n) a large file is read by several workers in blocks and shows what one worker shows (the CLI\'s numbers)', async () => {
+  // small blocks so these small files take many: a gzip Kineto trace and a Paddle trace
+  const cases = [[traceFilter, 'sampled_rank-0.json.gz', 'temporal'], [path.join(shared, 'traces', 'paddle'), 'paddle3.3.1_cpu_mlp_adam.paddle_trace.json', 'kernels']];
+  for (const [dir, name, tab] of cases) {
+    const want = cliInfo(dir, name);
+    assert.equal(want.status, 0, want.stderr);
+    const page = await open();
+    await page.evaluate(() => { window.kinetoscopeSplit = { min: 1, block: 4096 }; });
+    await dropFile(page, path.join(dir, name));
+    assertShowsOverview(await waitDone(page), want.json);
+    const blocks = await page.evaluate(() => window.__kinetoscopeStats.blocks);
+    assert.ok(blocks > 20, `${name}: read in ${blocks} blocks`);
+    const run = cliAnalysis(dir, tab, [name]);
+    assert.equal(run.status, 0, run.stderr);
+    assertPanelShows(await openTab(page, tab), run.json, `${name} ${tab}`);
+    await screenshot(page, `n-blocks-${tab}`);
+    assertClean(page);
+    await page.close();
+  }
+});
