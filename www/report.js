@@ -34,8 +34,10 @@ export function renderReport(parts, report, hooks) {
   parts.files.replaceChildren(...report.files.map((f) => fileButton(f, hooks)));
   parts.files.hidden = report.files.length === 0;
   parts.charts.replaceChildren(...report.charts.map((c, i) => chartFigure(c, i, hooks)));
-  parts.tables.replaceChildren(...report.tables.map((t) => tableView(t)));
+  // charts first: drawing measures text, which would lay out the new tables too
+  parts.tables.replaceChildren();
   report.charts.forEach((c, i) => drawOne(parts.charts.children[i], c, hooks));
+  parts.tables.replaceChildren(...report.tables.map((t) => tableView(t)));
 }
 
 // ---- produced files ---------------------------------------------------------------------------------
