@@ -266,6 +266,7 @@ fn find_cut(b: &[u8]) -> Option<usize> {
     None
 }
 
+/// A block's top-level keys, into the file's metadata.
 fn merge_meta(m: &mut TraceMeta, p: TraceMeta) {
     // a key seen later wins, as in a sequential read
     macro_rules! later {

@@ -345,7 +345,7 @@ impl<'a> ObjectReader<'a> {
 }
 
 /// End (exclusive) of the balanced `open`…`close` value starting at `i`, skipping strings.
-pub(super) fn skip_nested(b: &[u8], i: usize, open: u8, close: u8) -> Option<usize> {
+fn skip_nested(b: &[u8], i: usize, open: u8, close: u8) -> Option<usize> {
     let mut depth = 0u32;
     let mut j = i;
     loop {
