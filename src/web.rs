@@ -83,20 +83,12 @@ impl Session {
 
     /// Starts the next file (`size` in bytes, for progress and table sizing).
     pub fn begin_file(&mut self, name: &str, size: f64) -> Result<(), JsValue> {
-        if self.current.is_some() {
-            return Err(err("begin_file called twice without end_file"));
-        }
-        let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
-        self.current = Some(FileReader::new(name, size));
-        Ok(())
+        self.open_reader(name, size, None)
     }
 
     /// Starts the next file, to be read by several workers in blocks of about `block_bytes`.
     pub fn begin_file_split(&mut self, name: &str, size: f64, block_bytes: u32) -> Result<(), JsValue> {
-        self.begin_file(name, size)?;
-        let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
-        self.current = Some(FileReader::new_split(name, size, block_bytes as usize));
-        Ok(())
+        self.open_reader(name, size, Some(block_bytes as usize))
     }
 
     /// The next block of the current split file to parse (`parse_block`), if one is ready.
@@ -163,6 +155,21 @@ impl Session {
     pub fn report_file(&self, analysis: &str, name: &str) -> Result<Vec<u8>, JsValue> {
         let w = self.workspace.as_ref().ok_or_else(|| err("report_file called before finish"))?;
         w.file(analysis, name).map(<[u8]>::to_vec).ok_or_else(|| err(format!("{analysis} produced no file '{name}' in its last run")))
+    }
+}
+
+impl Session {
+    /// The reader of the next file (one reader only: it reserves the event table for `size`).
+    fn open_reader(&mut self, name: &str, size: f64, block_bytes: Option<usize>) -> Result<(), JsValue> {
+        if self.current.is_some() {
+            return Err(err("begin_file called twice without end_file"));
+        }
+        let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
+        self.current = Some(match block_bytes {
+            Some(b) => FileReader::new_split(name, size, b),
+            None => FileReader::new(name, size),
+        });
+        Ok(())
     }
 }
 
