@@ -34,6 +34,9 @@ use crate::model::events::flags;
 use crate::model::kind::{ALL_KINDS, ALL_PHASES};
 use crate::model::{IdValue, IntArg, NewEvent, RankTrace, StrId, TraceMeta};
 
+/// Document shapes as a result encodes them (by position).
+const SHAPES: [Option<Shape>; 4] = [None, Some(Shape::Object), Some(Shape::BareArray), Some(Shape::CommaList)];
+
 const FIRST: u8 = 1;
 const LAST: u8 = 2;
 const IN_OBJECT: u8 = 4;
@@ -207,15 +210,15 @@ impl Splitter {
             }
             let error = d.bytes()?;
             if !error.is_empty() {
-                let (offset, expected, found): (u64, String, String) = serde_json::from_slice(error).map_err(|e| e.to_string())?;
+                let (offset, expected, found): (u64, String, String) = serde_json::from_slice(error)?;
                 return Err(Fail::Read(ReadError::new(offset, expected, found)));
             }
             let elements = d.u32()?;
             let shape = d.u8()?;
             if header(&block)?.flags & FIRST != 0 {
-                self.shape = [None, Some(Shape::Object), Some(Shape::BareArray), Some(Shape::CommaList)].get(shape as usize).copied().flatten();
+                self.shape = SHAPES.get(shape as usize).copied().flatten();
             }
-            let meta: TraceMeta = serde_json::from_slice(d.bytes()?).map_err(|e| e.to_string())?;
+            let meta: TraceMeta = serde_json::from_slice(d.bytes()?)?;
             merge_meta(&mut rank.meta, meta);
             merge(rank, st, file, &result[d.i..], self.elements)?;
             self.elements += elements;
@@ -309,12 +312,7 @@ pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, String> {
     out.push(u8::from(clean));
     put_bytes(&mut out, &error.map(|e| serde_json::to_vec(&e).unwrap_or_default()).unwrap_or_default());
     out.extend_from_slice(&scanner.elements().to_le_bytes());
-    out.push(match scanner.shape() {
-        None => 0,
-        Some(Shape::Object) => 1,
-        Some(Shape::BareArray) => 2,
-        Some(Shape::CommaList) => 3,
-    });
+    out.push(SHAPES.iter().position(|&x| x == scanner.shape()).unwrap_or(0) as u8);
     put_bytes(&mut out, &serde_json::to_vec(&rank.meta).map_err(|e| e.to_string())?);
     encode_partial(&mut out, &rank, &st);
     Ok(out)
