@@ -3,7 +3,7 @@
 //! `testdata/` (damaged ones included), several block and chunk sizes, and block results merged
 //! out of order.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use kinetoscope::read::{parse_block, read_bytes, FileReader};
 use kinetoscope::{RankTrace, ReadError};
@@ -46,23 +46,12 @@ fn assert_identical(what: &str, a: &RankTrace, b: &RankTrace) {
     assert_eq!(pr(a), pr(b), "{what}: profiler range args");
 }
 
-fn files_under(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            files_under(&p, out);
-        } else if p.to_string_lossy().ends_with(".json") || p.to_string_lossy().ends_with(".json.gz") {
-            out.push(p);
-        }
-    }
-}
-
 /// Compares the split read with the one-pass read of every file under `dir` (errors too).
 fn check_dir(dir: &Path, blocks: &[usize]) -> usize {
-    let mut files = Vec::new();
-    files_under(dir, &mut files);
-    files.sort();
+    let files: Vec<_> = util::files_under(dir).into_iter().filter(|p| {
+        let p = p.to_string_lossy();
+        p.ends_with(".json") || p.ends_with(".json.gz")
+    }).collect();
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let bytes = util::bytes(f);

@@ -493,27 +493,19 @@ fn check_file(rel: &str, rows: usize, first_ts: i64, last_ts: i64) {
 fn corpus_list_is_complete() {
     let root = util::shared("traces");
     let mut found = Vec::new();
-    let mut stack = vec![root.clone()];
-    while let Some(dir) = stack.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let p = entry.expect("dir entry").path();
-            if p.is_dir() {
-                stack.push(p);
-                continue;
-            }
-            let rel = p.strip_prefix(&root).expect("under root").to_string_lossy().replace('\\', "/");
-            let top = rel.split('/').next().unwrap_or_default();
-            let wanted = match top {
-                "hta" => (rel.ends_with(".json") || rel.ends_with(".json.gz")) && !rel.starts_with("hta/memory_analysis/"),
-                "kineto" | "param" => rel.ends_with(".json") || rel.ends_with(".json.gz"),
-                "paddle" => rel.ends_with(".json"),
-                "tracelens" => rel.ends_with(".json.gz"),
-                "recorder" => rel.ends_with("/_chrome/timeline_0.json"),
-                _ => false,
-            };
-            if wanted && rel != "hta/execution_trace/benchmark_simple_add_et.json.gz" {
-                found.push(rel);
-            }
+    for p in util::files_under(&root) {
+        let rel = p.strip_prefix(&root).expect("under root").to_string_lossy().replace('\\', "/");
+        let top = rel.split('/').next().unwrap_or_default();
+        let wanted = match top {
+            "hta" => (rel.ends_with(".json") || rel.ends_with(".json.gz")) && !rel.starts_with("hta/memory_analysis/"),
+            "kineto" | "param" => rel.ends_with(".json") || rel.ends_with(".json.gz"),
+            "paddle" => rel.ends_with(".json"),
+            "tracelens" => rel.ends_with(".json.gz"),
+            "recorder" => rel.ends_with("/_chrome/timeline_0.json"),
+            _ => false,
+        };
+        if wanted && rel != "hta/execution_trace/benchmark_simple_add_et.json.gz" {
+            found.push(rel);
         }
     }
     found.sort();

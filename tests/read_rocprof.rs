@@ -331,19 +331,8 @@ fn the_v3_json_schema_is_not_a_trace() {
 /// Every file under ../shared/traces/rocprof is covered by a test above.
 #[test]
 fn every_shared_rocprof_file_is_covered() {
-    let mut files = Vec::new();
-    let mut stack = vec![shared("traces/rocprof")];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())).flatten() {
-            let p = e.path();
-            if p.is_dir() {
-                stack.push(p);
-            } else {
-                files.push(p.strip_prefix(shared("traces/rocprof")).map(PathBuf::from).unwrap_or(p));
-            }
-        }
-    }
-    files.sort();
+    let root = shared("traces/rocprof");
+    let files: Vec<PathBuf> = crate::util::files_under(&root).into_iter().map(|p| p.strip_prefix(&root).map(PathBuf::from).unwrap_or(p)).collect();
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     assert_eq!(names.len(), 20, "{names:#?}");
 }

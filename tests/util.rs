@@ -18,6 +18,24 @@ pub fn shared(rel: &str) -> PathBuf {
     root().join("..").join("shared").join(rel)
 }
 
+/// Every file under `dir`, at any depth, sorted.
+pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap_or_else(|e| panic!("{}: {e}", d.display())).path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
 /// Reads a file fully.
 pub fn bytes(p: &std::path::Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))
