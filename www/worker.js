@@ -182,7 +182,12 @@ async function startHelpers(module) {
         else job.reject(new Error(data.message));
         pump();
       };
-      h.onerror = (e) => { e.preventDefault(); inFlight--; job.reject(new Error(`a parse helper failed: ${e.message || 'unknown error'}`)); };
+      h.onerror = (e) => { // the helper is gone (not idle again); wake whoever waits in below()
+        e.preventDefault();
+        inFlight--;
+        job.reject(new Error(`a parse helper failed: ${e.message || 'unknown error'}`));
+        pump();
+      };
       h.postMessage({ type: 'block', name: job.name, block: job.block }, [job.block.buffer]);
     }
     for (const w of waiters.splice(0)) w();
