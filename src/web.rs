@@ -6,10 +6,15 @@
 //! `end_file()`, and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
 //! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
 //! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
-//! Large files are read by several workers: `begin_file_split(name, size, block_bytes)` instead
-//! of `begin_file`; after each `push` and after `end_input()`, `take_block()` gives blocks that
-//! helper workers turn into partial ranks with `parse_block(name, block)`; each goes back with
-//! `add_partial(bytes)` (any order), then `end_file()` (see `read::blocks`).
+//! Large files are read by several workers (see `read::blocks`): `begin_file_split(name, size,
+//! block_bytes)` instead of `begin_file`, then `push` the first bytes. If `reads_ranges()` is then
+//! true (an uncompressed Chrome-trace file), stop pushing: `take_block()` gives range jobs, whose
+//! `job_range(job)` = `[start, end]` tells which bytes a helper worker reads (from `start` to a
+//! little past `end`) and passes to `parse_range(name, job, bytes, at_eof)` (`undefined`: read
+//! further). Otherwise push the whole file, `end_input()`, and `take_block()` after each call
+//! gives blocks of content that helpers parse with `parse_block(name, block)`. Each result goes
+//! back with `add_partial(result, block)` (any order; no block for a range job), which may make
+//! a new job for `take_block()` (a block to parse again); then `end_file()`.
 //! Diff mode: one worker holds two sessions (control and test) and calls `diff(control, test,
 //! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
 //! as both. `diff_options()` lists the Diff form's options.
@@ -69,6 +74,21 @@ pub fn parse_block(name: &str, block: &[u8]) -> Result<Vec<u8>, JsValue> {
     crate::read::parse_block(name, block).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
 }
 
+/// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`
+/// for a block of content. The worker reads from `start` to a little past `end`.
+#[wasm_bindgen]
+pub fn job_range(job: &[u8]) -> Option<Vec<f64>> {
+    crate::read::job_range(job).map(|(a, b)| vec![a as f64, b as f64])
+}
+
+/// Parses a range job of the file `name`: `bytes` are the file's from the job's start, to its end
+/// if `at_eof`. Returns the partial rank for `add_partial`, or `undefined` when the block's end
+/// lies further: read more bytes and call again.
+#[wasm_bindgen]
+pub fn parse_range(name: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, JsValue> {
+    crate::read::parse_range(name, job, bytes, at_eof).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
+}
+
 fn err(e: impl std::fmt::Display) -> JsValue {
     JsValue::from_str(&e.to_string())
 }
@@ -86,9 +106,15 @@ impl Session {
         self.open_reader(name, size, None)
     }
 
-    /// Starts the next file, to be read by several workers in blocks of about `block_bytes`.
+    /// Starts the next file, to be read by several workers in blocks of about `block_bytes`
+    /// (range jobs if it is an uncompressed Chrome-trace file: see `reads_ranges`).
     pub fn begin_file_split(&mut self, name: &str, size: f64, block_bytes: u32) -> Result<(), JsValue> {
         self.open_reader(name, size, Some(block_bytes as usize))
+    }
+
+    /// Whether the current split file is read as range jobs: then pushing more is not needed.
+    pub fn reads_ranges(&self) -> bool {
+        self.current.as_ref().is_some_and(FileReader::reads_ranges)
     }
 
     /// The next block of the current split file to parse (`parse_block`), if one is ready.
@@ -99,8 +125,9 @@ impl Session {
         self.blocks.pop_front()
     }
 
-    /// Hands back the result of `parse_block` for a block of the current file, and the block.
-    pub fn add_partial(&mut self, result: Vec<u8>, block: Vec<u8>) -> Result<(), JsValue> {
+    /// Hands back the result of `parse_block` for a block of the current file, and the block (for
+    /// a range job: the result of `parse_range`, no block).
+    pub fn add_partial(&mut self, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), JsValue> {
         match &mut self.current {
             Some(r) => r.add_partial(result, block).map_err(err),
             None => Err(err("add_partial called before begin_file_split")),
@@ -166,7 +193,10 @@ impl Session {
         }
         let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
         self.current = Some(match block_bytes {
-            Some(b) => FileReader::new_split(name, size, b),
+            Some(b) => match size {
+                Some(total) => FileReader::new_ranges(name, total, b),
+                None => FileReader::new_split(name, size, b),
+            },
             None => FileReader::new(name, size),
         });
         Ok(())

@@ -5,30 +5,77 @@
 
 use std::path::Path;
 
-use kinetoscope::read::{parse_block, read_bytes, FileReader};
+use kinetoscope::read::{job_range, parse_block, parse_range, read_bytes, FileReader};
 use kinetoscope::{RankTrace, ReadError};
 
 use crate::util;
 
-/// Reads `bytes` as a split reader would in the page: blocks of about `block` bytes parsed by
-/// [`parse_block`], their results handed back in reverse order within each batch.
-fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize) -> Result<RankTrace, ReadError> {
-    let mut r = FileReader::new_split(name, Some(bytes.len() as u64), block);
+/// How the file is split, as the page's reading worker does it.
+#[derive(Clone, Copy, Debug)]
+enum Split {
+    /// The reader gets every byte and hands out blocks of content.
+    Content,
+    /// The reader gets the first bytes only and hands out range jobs (for an uncompressed
+    /// file); a worker reads the job's bytes to `margin` past its end, then twice as far each
+    /// time `parse_range` asks for more.
+    Ranges { margin: usize },
+}
+
+/// Reads `bytes` as a split reader would in the page: blocks or jobs of about `block` bytes
+/// parsed by [`parse_block`] / [`parse_range`], their results handed back in reverse order
+/// within each batch, until no job is left (a block parsed again is a new job).
+fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split) -> Result<RankTrace, ReadError> {
+    let mut r = match split {
+        Split::Content => FileReader::new_split(name, Some(bytes.len() as u64), block),
+        Split::Ranges { .. } => FileReader::new_ranges(name, bytes.len() as u64, block),
+    };
+    let margin = match split {
+        Split::Ranges { margin } => margin,
+        Split::Content => 1,
+    };
     let run = |r: &mut FileReader| -> Result<(), ReadError> {
-        let mut parsed: Vec<(Vec<u8>, Vec<u8>)> = r.take_blocks().into_iter().map(|b| (parse_block(name, &b).expect("block parses"), b)).collect();
-        parsed.reverse();
-        for (result, block) in parsed {
-            r.add_partial(result, block)?;
+        loop {
+            let jobs = r.take_blocks();
+            if jobs.is_empty() {
+                return Ok(());
+            }
+            let mut parsed: Vec<(Vec<u8>, Option<Vec<u8>>)> = jobs
+                .into_iter()
+                .map(|b| match job_range(&b) {
+                    Some(range) => (parse_job(name, &b, range, bytes, margin), None),
+                    None => (parse_block(name, &b).expect("block parses"), Some(b)),
+                })
+                .collect();
+            parsed.reverse();
+            for (result, block) in parsed {
+                r.add_partial(result, block)?;
+            }
         }
-        Ok(())
     };
     for c in bytes.chunks(chunk.max(1)) {
+        if r.reads_ranges() {
+            break;
+        }
         r.push(c)?;
         run(&mut r)?;
     }
     r.end_input()?;
     run(&mut r)?;
     r.finish()
+}
+
+/// What a helper worker does with a range job: reads from its start to `margin` past its end,
+/// further while [`parse_range`] asks for more.
+fn parse_job(name: &str, job: &[u8], (start, end): (u64, u64), bytes: &[u8], margin: usize) -> Vec<u8> {
+    let (start, end) = (start as usize, end as usize);
+    let mut stop = (end + margin).min(bytes.len());
+    loop {
+        if let Some(result) = parse_range(name, job, &bytes[start..stop], stop == bytes.len()).expect("job parses") {
+            return result;
+        }
+        assert!(stop < bytes.len(), "parse_range asked for more bytes at the end of the file");
+        stop = (stop + (stop - start).max(margin)).min(bytes.len());
+    }
 }
 
 /// Beyond `util::assert_same_read`: the same string and id tables (same ids), name suffixes and
@@ -46,7 +93,8 @@ fn assert_identical(what: &str, a: &RankTrace, b: &RankTrace) {
     assert_eq!(pr(a), pr(b), "{what}: profiler range args");
 }
 
-/// Compares the split read with the one-pass read of every file under `dir` (errors too).
+/// Compares the split read with the one-pass read of every file under `dir` (errors too), with
+/// content blocks and with range jobs.
 fn check_dir(dir: &Path, blocks: &[usize]) -> usize {
     let files: Vec<_> = util::files_under(dir).into_iter().filter(|p| {
         let p = p.to_string_lossy();
@@ -57,9 +105,10 @@ fn check_dir(dir: &Path, blocks: &[usize]) -> usize {
         let bytes = util::bytes(f);
         let whole = read_bytes(&name, &bytes, 1 << 20);
         for &block in blocks {
-            for chunk in [1 << 20, 4093] {
-                let what = format!("{} in {block}-byte blocks, {chunk}-byte chunks", f.display());
-                match (&whole, read_split(&name, &bytes, chunk, block)) {
+            let ways = [(Split::Content, 1 << 20), (Split::Content, 4093), (Split::Ranges { margin: 1 }, 4093), (Split::Ranges { margin: 64 << 10 }, 1 << 20)];
+            for (split, chunk) in ways {
+                let what = format!("{} in {block}-byte blocks, {split:?}, {chunk}-byte chunks", f.display());
+                match (&whole, read_split(&name, &bytes, chunk, block, split)) {
                     (Ok(a), Ok(b)) => assert_identical(&what, a, &b),
                     (Err(a), Err(b)) => assert_eq!(a, &b, "{what}: error"),
                     (a, b) => panic!("{what}: one-pass {:?} but split {:?}", a.as_ref().err(), b.err()),
@@ -96,7 +145,46 @@ fn a_missing_block_result_is_an_error_not_a_silent_loss() {
     r.end_input().unwrap();
     let blocks = r.take_blocks();
     assert_eq!(blocks.len(), 2, "cut between the two events");
-    r.add_partial(parse_block("t.json", &blocks[1]).unwrap(), blocks[1].clone()).unwrap();
+    r.add_partial(parse_block("t.json", &blocks[1]).unwrap(), Some(blocks[1].clone())).unwrap();
     let err = r.finish().expect_err("block 0 never came back");
     assert!(err.to_string().contains("1 missing"), "{err}");
+}
+
+#[test]
+fn range_jobs_whose_cut_was_a_bad_guess_are_parsed_again_as_one() {
+    // `},{` inside a name, inside args (an array of objects) and in a top-level array after the
+    // events: every such cut ends its block inside a value, so the block is parsed again with
+    // the next one, in a new job
+    let doc = br#"{"traceEvents": [
+  {"ph": "X", "name": "a},{b", "ts": 1, "dur": 2, "args": {"shapes": [{"n": 1},{"n": 2}, {"n": 3}]}},
+  {"ph": "B", "name": "open", "ts": 2, "pid": 1, "tid": 1},
+  {"ph": "X", "name": "c", "ts": 3, "dur": 1, "args": {"x": [{}, {}]}},
+  {"ph": "E", "ts": 9, "pid": 1, "tid": 1}
+], "deviceProperties": [{"id": 0},{"id": 1}, {"id": 2}]}"#;
+    let whole = read_bytes("t.json", doc, 1 << 20).expect("reads");
+    assert_eq!(whole.events.len(), 3, "the B/E pair is one row");
+    for block in 1..doc.len() + 1 {
+        for margin in [1, 5, 1000] {
+            let split = read_split("t.json", doc, 4096, block, Split::Ranges { margin }).expect("reads");
+            assert_identical(&format!("{block}-byte ranges, margin {margin}"), &whole, &split);
+        }
+    }
+}
+
+#[test]
+fn a_range_reader_needs_only_the_first_bytes_and_covers_the_file_with_jobs() {
+    let doc = br#"  {"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "name": "b", "ts": 3, "dur": 1}]}"#;
+    let mut r = FileReader::new_ranges("t.json", doc.len() as u64, 40);
+    r.push(&doc[..1]).unwrap();
+    assert!(!r.reads_ranges(), "whitespace only: the format is not known yet");
+    r.push(&doc[1..20]).unwrap();
+    assert!(r.reads_ranges());
+    let ranges: Vec<(u64, u64)> = r.take_blocks().iter().map(|j| job_range(j).expect("a range job")).collect();
+    assert_eq!(ranges, [(0, 40), (40, 80), (80, doc.len() as u64)]);
+
+    // a compressed file is read as blocks of content
+    let gz = util::bytes(&util::testdata("kineto/object-form.json.gz"));
+    let mut r = FileReader::new_ranges("t.json.gz", gz.len() as u64, 40);
+    r.push(&gz).unwrap();
+    assert!(!r.reads_ranges());
 }

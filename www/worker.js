@@ -8,15 +8,18 @@
 //      {type:'file', id, analysis, name}
 //      {type:'diff', id, pair: bool, params: {name: text}, control_ranks: text, test_ranks: text, hta: bool}
 //        (pair: slots 'control' and 'test'; else the 'trace' slot on both sides, a rank set against the others)
-//      {type:'helper', module} then {type:'block', name, block: Uint8Array}   (a parse helper, see below)
+//      {type:'helper', module} then {type:'block', id, name, block: Uint8Array} | {type:'range', id, file: File,
+//        job: Uint8Array, start, end}   (a parse helper, see below)
 // Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json,
 //      wasmMemoryBytes, blocks} | {type:'error', slot, message}             (parse)
 //      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array} | {type:'failed', id, message}
-//      {type:'ready'} | {type:'parsed', partial: Uint8Array, block: Uint8Array} | {type:'block-failed', message}   (helper)
-// Files of SPLIT_MIN bytes or more are read by this worker and parsed by helpers: copies of this script started
-// by it (one per core), each with its own wasm instance. This worker inflates and scans the file and hands out
-// blocks of its content; helpers parse them; this worker merges the results in file order (Rust `read::blocks`).
-// Where helpers cannot start (no nested workers), the file is parsed here alone.
+//      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message}
+//        (helper)
+// Files of SPLIT_MIN bytes or more are parsed by helpers: copies of this script started by this worker (one per
+// core), each with its own wasm instance. An uncompressed Chrome trace is cut into byte ranges that each helper reads
+// (File.slice) and parses; a gzip file is inflated here and handed out as blocks of content. This worker merges the
+// results in file order (Rust `read::blocks`). Where helpers cannot start (no nested workers), the file is parsed
+// here alone.
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
 const sessions = {}; // slot -> wasm Session, once its files are read
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
@@ -25,12 +28,16 @@ const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e));
 
 const SPLIT_MIN = 24 << 20; // smaller files: helpers would cost more than they save
 const BLOCK_BYTES = 8 << 20;
+const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so whether helpers can read ranges)
+const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
 const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
+const PER_HELPER = 2;
 
 self.onmessage = ({ data }) => {
   if (data.type === 'parse') parse(data);
   else if (data.type === 'helper') helperInit(data.module);
   else if (data.type === 'block') parseBlock(data);
+  else if (data.type === 'range') parseRange(data);
   else if (data.type === 'run') answer(data.id, () => {
     const t0 = performance.now();
     const json = session('trace').run_analysis(data.analysis, JSON.stringify(data.params ?? {}), data.ranks ?? '', !!data.hta);
@@ -119,34 +126,51 @@ async function readHere(s, file, progress) {
   s.end_file();
 }
 
-// One file read here and parsed by the helpers. At most 2 blocks per helper wait, so memory stays bounded
-// when reading outruns parsing.
-// Returns the number of blocks.
+// One file parsed by the helpers. An uncompressed Chrome trace: only its first bytes are read here, then every helper
+// reads the byte ranges of its jobs itself (File.slice), so the content never passes through this worker. Otherwise
+// (gzip) this worker inflates the file and hands out blocks of content; at most 2 blocks per helper wait, so memory
+// stays bounded when reading outruns parsing. A result may make a new job (a block parsed again with the next one).
+// Returns the number of jobs.
 async function readSplit(s, file, pool, blockBytes, progress) {
   s.begin_file_split(file.name, file.size, blockBytes);
-  let failed = null;
-  const out = [];
+  let failed = null, jobs = 0, pending = 0, parsed = 0, wake = null;
   const handOut = () => {
     for (let b; (b = s.take_block()); ) {
-      out.push(pool.parse(file.name, b).then(({ partial, block }) => { if (!failed) s.add_partial(partial, block); })
-        .catch((e) => { failed ??= e; }));
+      const range = wasm.job_range(b);
+      jobs++;
+      pending++;
+      (range ? pool.parseRange(file, b, range) : pool.parse(file.name, b))
+        .then(({ partial, block }) => {
+          if (failed) return;
+          s.add_partial(partial, block);
+          if (range) progress(Math.min(file.size, parsed += range[1] - range[0]));
+          handOut();
+        })
+        .catch((e) => { failed ??= e; })
+        .finally(() => { pending--; wake?.(); });
     }
   };
-  let done = 0;
-  for await (const chunk of chunks(file)) {
-    s.push(chunk);
-    done += chunk.length;
-    handOut();
-    progress(done);
-    await pool.below(2 * pool.size);
-    if (failed) throw failed;
+  const head = new Uint8Array(await file.slice(0, HEAD_BYTES).arrayBuffer());
+  s.push(head);
+  handOut();
+  if (!s.reads_ranges()) {
+    let done = head.length;
+    for await (const chunk of chunks(file.slice(head.length))) {
+      s.push(chunk);
+      done += chunk.length;
+      handOut();
+      progress(done);
+      if (s.reads_ranges()) break; // decided late (a long head): the helpers read the rest
+      await pool.below(2 * pool.size);
+      if (failed) throw failed;
+    }
   }
   s.end_input();
   handOut();
-  await Promise.all(out);
+  while (pending > 0) await new Promise((w) => { wake = w; });
   if (failed) throw failed;
   s.end_file();
-  return out.length;
+  return jobs;
 }
 
 // Helper workers (this script again), each parsing one block at a time; blocks wait in a queue.
@@ -170,35 +194,54 @@ async function startHelpers(module) {
     console.warn('parse helpers did not start, parsing in one worker');
     return null;
   }
-  const queue = [], idle = [...live], waiters = [];
-  let inFlight = 0;
+  // Each helper gets up to PER_HELPER jobs at once, so that it reads the bytes of the next range while it parses one.
+  const slots = live.map((h) => ({ h, jobs: new Map(), dead: false })), queue = [], waiters = [];
+  let inFlight = 0, nextId = 0;
+  const settle = (slot, id, fail) => {
+    const job = slot.jobs.get(id);
+    if (!job) return;
+    slot.jobs.delete(id);
+    inFlight--;
+    fail ? job.reject(fail) : job.resolve(job.data);
+  };
   const pump = () => {
-    while (idle.length && queue.length) {
-      const h = idle.pop(), job = queue.shift();
-      h.onmessage = ({ data }) => {
-        idle.push(h);
-        inFlight--;
-        if (data.type === 'parsed') job.resolve(data);
-        else job.reject(new Error(data.message));
-        pump();
-      };
-      h.onerror = (e) => { // the helper is gone (not idle again); wake whoever waits in below()
-        e.preventDefault();
-        inFlight--;
-        job.reject(new Error(`a parse helper failed: ${e.message || 'unknown error'}`));
-        pump();
-      };
-      h.postMessage({ type: 'block', name: job.name, block: job.block }, [job.block.buffer]);
+    for (let slot; queue.length && (slot = leastBusy()); ) {
+      const job = queue.shift(), id = nextId++;
+      slot.jobs.set(id, job);
+      slot.h.postMessage({ ...job.message, id }, job.transfer);
+    }
+    if (slots.every((s) => s.dead)) { // nobody left to parse what waits
+      for (const job of queue.splice(0)) { inFlight--; job.reject(new Error('every parse helper failed')); }
     }
     for (const w of waiters.splice(0)) w();
   };
+  const leastBusy = () => slots.filter((s) => !s.dead && s.jobs.size < PER_HELPER).sort((a, b) => a.jobs.size - b.jobs.size)[0];
+  for (const slot of slots) {
+    slot.h.onmessage = ({ data }) => {
+      const job = slot.jobs.get(data.id);
+      if (job) job.data = data;
+      settle(slot, data.id, data.type === 'parsed' ? null : new Error(data.message));
+      pump();
+    };
+    slot.h.onerror = (e) => { // the helper is gone: its jobs fail and it takes no more; wake whoever waits in below()
+      e.preventDefault();
+      slot.dead = true;
+      const fail = new Error(`a parse helper failed: ${e.message || 'unknown error'}`);
+      for (const id of [...slot.jobs.keys()]) settle(slot, id, fail);
+      pump();
+    };
+  }
+  const submit = (message, transfer) => new Promise((resolve, reject) => {
+    inFlight++;
+    queue.push({ message, transfer, resolve, reject });
+    pump();
+  });
   return {
     size: live.length,
-    parse: (name, block) => new Promise((resolve, reject) => {
-      inFlight++;
-      queue.push({ name, block, resolve, reject });
-      pump();
-    }),
+    // a block of content, parsed by parse_block: resolves to {partial, block}
+    parse: (name, block) => submit({ type: 'block', name, block }, [block.buffer]),
+    // a range job, read and parsed by the helper (parse_range): resolves to {partial}
+    parseRange: (file, job, [start, end]) => submit({ type: 'range', file, job, start, end }, [job.buffer]),
     // resolves once at most n blocks are queued or being parsed
     below: async (n) => { while (inFlight > n) await new Promise((w) => waiters.push(w)); },
     stop: () => { for (const h of live) h.terminate(); },
@@ -214,11 +257,28 @@ async function helperInit(module) {
   }
 }
 
-function parseBlock({ name, block }) {
+function parseBlock({ id, name, block }) {
   try {
     const partial = wasm.parse_block(name, block);
-    self.postMessage({ type: 'parsed', partial, block }, [partial.buffer, block.buffer]);
+    self.postMessage({ type: 'parsed', id, partial, block }, [partial.buffer, block.buffer]);
   } catch (e) {
-    self.postMessage({ type: 'block-failed', message: text(e) });
+    self.postMessage({ type: 'block-failed', id, message: text(e) });
+  }
+}
+
+// A range job: the file's bytes from `start` to RANGE_MARGIN past `end`, further while parse_range asks for more (the
+// block's last event runs past the range's end).
+async function parseRange({ id, file, job, start, end }) {
+  try {
+    for (let stop = Math.min(file.size, end + RANGE_MARGIN); ; stop = Math.min(file.size, stop + Math.max(RANGE_MARGIN, stop - start))) {
+      const bytes = new Uint8Array(await file.slice(start, stop).arrayBuffer());
+      const partial = wasm.parse_range(file.name, job, bytes, stop === file.size);
+      if (partial) {
+        self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
+        return;
+      }
+    }
+  } catch (e) {
+    self.postMessage({ type: 'block-failed', id, message: text(e) });
   }
 }

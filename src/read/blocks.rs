@@ -1,29 +1,39 @@
 //! Reading one Chrome-trace file on several threads: the page's Web Workers (a wasm instance each,
 //! no shared memory) split the work of a large file.
 //!
-//! 1. The reading side ([`super::FileReader::new_split`]) inflates the file and cuts its content
-//!    into *blocks* of about `target` bytes without parsing it: each cut goes where the bytes look
-//!    like the end of one event object and the start of the next (`}` `,` `{`), a guess.
-//! 2. Any worker parses a block ([`parse_block`]) with the same scanner and [`ChromeSink`] as a
-//!    sequential read: the first block from the start of the document, the others as if right
-//!    after an element of the event array. It reports whether the block indeed ended right after
-//!    an element (the cut was good) and returns the partial rank, encoded.
+//! 1. The reading side cuts the file into *blocks* of about `target` bytes without parsing it:
+//!    each cut goes where the bytes look like the end of one event object and the start of the
+//!    next (`}` `,` `{`), a guess. Two ways:
+//!    * *content blocks* ([`super::FileReader::new_split`]): the reading side inflates the file
+//!      and hands out the block's bytes;
+//!    * *range jobs* ([`super::FileReader::new_ranges`], uncompressed files only): the reading
+//!      side hands out only byte ranges `[k·target, (k+1)·target)`; the worker reads the bytes
+//!      itself (in the page, `File.slice`) and finds both cuts: the first cut at or after each end
+//!      of the range ([`parse_range`]). Neighbours find the same cut, since it depends only on
+//!      the file's bytes from that offset on; so the reading side never touches the content.
+//! 2. Any worker parses a block ([`parse_block`], [`parse_range`]) with the same scanner and
+//!    [`ChromeSink`] as a sequential read: the first block from the start of the document, the
+//!    others as if right after an element of the event array. It reports whether the block
+//!    indeed ended right after an element (the cut was good) and returns the partial rank, encoded.
 //! 3. The reading side merges the partial ranks in block order ([`Splitter::arrived`]): strings
 //!    and ids are interned again, rows appended (element indexes shifted), tallies added, and `E`
 //!    events whose `B` was in an earlier block are closed. A block is used only if the one
 //!    before it ended cleanly, which makes its start a true element boundary; otherwise the cut
 //!    was a bad guess (a `},{` inside a string or a nested array) and the two blocks are parsed
-//!    again as one, here.
+//!    again as one: here for content blocks, by a worker for range jobs (a new job from the
+//!    last clean end through the next block's range).
 //!
 //! The result is the rank a sequential read gives, row for row, string id for string id, warning
 //! for warning (tested on every trace in `../shared` and `testdata/`, with blocks down to 1 byte).
 //!
 //! Encodings (little-endian, private to this module: both ends are this code):
-//! * block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64, warnings
-//!   (JSON, only on the last block: found at the end of the input before the scanner's end),
-//!   content`;
-//! * result: `seq u32, clean u8, error (JSON, empty if none), elements u32, shape u8, meta (JSON)`,
-//!   then the partial rank ([`encode_partial`]).
+//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64,
+//!   warnings (JSON, only on the last block: found at the end of the input before the scanner's
+//!   end), content`;
+//! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start), start u64, end u64`;
+//! * result: `seq u32, flags u8 (the job's), clean u8, start u64 (of the content parsed), error
+//!   (JSON, empty if none), elements u32, shape u8, meta (JSON)`, then the partial rank
+//!   ([`encode_partial`]).
 
 use std::collections::BTreeMap;
 
@@ -32,7 +42,7 @@ use super::scan::{ScanSink, Scanner, Shape};
 use crate::error::{ReadError, Warning, WarningKind};
 use crate::model::events::flags;
 use crate::model::kind::{ALL_KINDS, ALL_PHASES};
-use crate::model::{IdValue, IntArg, NewEvent, RankTrace, StrId, TraceMeta};
+use crate::model::{IdValue, IntArg, RankTrace, StrId, TraceMeta};
 
 /// Document shapes as a result encodes them (by position).
 const SHAPES: [Option<Shape>; 4] = [None, Some(Shape::Object), Some(Shape::BareArray), Some(Shape::CommaList)];
@@ -40,6 +50,10 @@ const SHAPES: [Option<Shape>; 4] = [None, Some(Shape::Object), Some(Shape::BareA
 const FIRST: u8 = 1;
 const LAST: u8 = 2;
 const IN_OBJECT: u8 = 4;
+/// A range job: the worker reads the bytes itself.
+const RANGE: u8 = 8;
+/// A range job whose start is a known element boundary (no cut to search at the start).
+const EXACT: u8 = 16;
 
 /// Bytes after the target size searched for a cut before waiting for more input.
 const WINDOW: usize = 256 << 10;
@@ -49,6 +63,8 @@ struct Header<'a> {
     seq: u32,
     flags: u8,
     base: u64,
+    /// A range job's end (0 for a content block).
+    end: u64,
     end_warnings: Vec<(WarningKind, u64, String)>,
     content: &'a [u8],
 }
@@ -58,9 +74,31 @@ fn header(block: &[u8]) -> Result<Header<'_>, String> {
     let seq = d.u32()?;
     let flags = d.u8()?;
     let base = d.u64()?;
+    if flags & RANGE != 0 {
+        let end = d.u64()?;
+        if d.i != block.len() || end < base {
+            return Err("damaged range job".into());
+        }
+        return Ok(Header { seq, flags, base, end, end_warnings: Vec::new(), content: &[] });
+    }
     let w = d.bytes()?;
     let end_warnings = if w.is_empty() { Vec::new() } else { serde_json::from_slice(w).map_err(|e| e.to_string())? };
-    Ok(Header { seq, flags, base, end_warnings, content: &block[d.i..] })
+    Ok(Header { seq, flags, base, end: 0, end_warnings, content: &block[d.i..] })
+}
+
+fn range_job(seq: u32, flags: u8, start: u64, end: u64) -> Vec<u8> {
+    let mut b = Vec::with_capacity(21);
+    b.extend_from_slice(&seq.to_le_bytes());
+    b.push(flags | RANGE);
+    b.extend_from_slice(&start.to_le_bytes());
+    b.extend_from_slice(&end.to_le_bytes());
+    b
+}
+
+/// A range job's byte range `[start, end)` in the file (`None` for a content block): the worker
+/// reads from `start` to a little past `end`, where the block's last cut is searched.
+pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
+    header(job).ok().filter(|h| h.flags & RANGE != 0).map(|h| (h.base, h.end))
 }
 
 fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], parts: &[&[u8]]) -> Vec<u8> {
@@ -76,9 +114,12 @@ fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64
     b
 }
 
-/// The reading side of a split file: cuts the content into blocks, then merges their results.
+/// The reading side of a split file: cuts the content into blocks (or the file into range
+/// jobs), then merges their results.
 pub(super) struct Splitter {
     target: usize,
+    /// Range jobs of a file of this many bytes instead of content blocks.
+    ranges: Option<u64>,
     /// Content not yet in a block, from absolute offset `pending_at`.
     pending: Vec<u8>,
     pending_at: u64,
@@ -89,10 +130,10 @@ pub(super) struct Splitter {
     next_seq: u32,
     ready: Vec<Vec<u8>>,
     /// Results that came before their turn: (result, block), by block number.
-    waiting: BTreeMap<u32, (Vec<u8>, Vec<u8>)>,
+    waiting: BTreeMap<u32, (Vec<u8>, Option<Vec<u8>>)>,
     next_merge: u32,
-    /// Blocks that did not end after an element, to parse again with the next one.
-    redo: Option<Vec<u8>>,
+    /// The blocks since the last clean end, to parse again with the next one.
+    redo: Option<Redo>,
     /// Elements of the event array in the blocks merged so far.
     elements: u32,
     /// The document's shape, from the first block.
@@ -101,10 +142,19 @@ pub(super) struct Splitter {
     ended: bool,
 }
 
+/// What did not end after an element: a content block (its bytes), or where a range job's
+/// content began and its flags.
+enum Redo {
+    Block(Vec<u8>),
+    Range { start: u64, flags: u8 },
+}
+
 impl Splitter {
+    /// Content blocks of about `target` bytes.
     pub(super) fn new(target: usize) -> Splitter {
         Splitter {
             target: target.max(1),
+            ranges: None,
             pending: Vec::new(),
             pending_at: 0,
             searched: 0,
@@ -120,17 +170,34 @@ impl Splitter {
         }
     }
 
-    /// Takes content bytes; closes blocks where it finds cuts.
+    /// Range jobs of about `target` bytes over an uncompressed file of `size` bytes.
+    pub(super) fn new_ranges(target: usize, size: u64) -> Splitter {
+        Splitter { ranges: Some(size), ..Splitter::new(target) }
+    }
+
+    /// Whether this splitter hands out range jobs.
+    pub(super) fn reads_ranges(&self) -> bool {
+        self.ranges.is_some()
+    }
+
+    /// Takes content bytes; closes blocks where it finds cuts. In range mode only the first
+    /// bytes matter (whether the document is an object); then every job is ready.
     pub(super) fn content(&mut self, data: &[u8]) {
+        if let Some(size) = self.ranges {
+            if self.in_object.is_none() {
+                self.in_object = first_byte(data).map(|c| c == b'{');
+                if let Some(obj) = self.in_object {
+                    self.plan_ranges(size, obj);
+                }
+            }
+            return;
+        }
         if self.pending.capacity() == 0 {
             self.pending.reserve(self.target.saturating_add(WINDOW).min(1 << 30));
         }
         self.pending.extend_from_slice(data);
         if self.in_object.is_none() {
-            let start = self.pending.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(&self.pending);
-            if let Some(&c) = start.iter().find(|c| !c.is_ascii_whitespace()) {
-                self.in_object = Some(c == b'{');
-            }
+            self.in_object = first_byte(&self.pending).map(|c| c == b'{');
         }
         while self.pending.len() > self.target {
             let from = self.searched.max(self.target - 1);
@@ -148,6 +215,20 @@ impl Splitter {
         }
     }
 
+    /// Every range job of the file: `[k·target, (k+1)·target)`, the last one to the end.
+    fn plan_ranges(&mut self, size: u64, in_object: bool) {
+        let target = self.target as u64;
+        let n = size.div_ceil(target).max(1);
+        let obj = if in_object { IN_OBJECT } else { 0 };
+        for k in 0..n {
+            let first = if k == 0 { FIRST } else { 0 };
+            let last = if k + 1 == n { LAST } else { 0 };
+            self.ready.push(range_job(k as u32, first | last | obj, k * target, ((k + 1) * target).min(size)));
+        }
+        self.next_seq = n as u32;
+        self.ended = true;
+    }
+
     fn close(&mut self, cut: usize, extra: u8, end_warnings: &[(WarningKind, u64, String)]) {
         let first = if self.next_seq == 0 { FIRST } else { 0 };
         let obj = if self.in_object == Some(true) { IN_OBJECT } else { 0 };
@@ -161,6 +242,7 @@ impl Splitter {
 
     /// Ends the input: the rest becomes the last block, which also carries the warnings found
     /// at the end of the input (they come after every event's, before the scanner's own end).
+    /// Range jobs were all made at the start (an uncompressed file has no such warnings).
     pub(super) fn end(&mut self, end_warnings: &[(WarningKind, u64, String)]) {
         if !self.ended {
             self.ended = true;
@@ -169,7 +251,7 @@ impl Splitter {
         }
     }
 
-    /// The blocks closed since the last call, in order.
+    /// The blocks or jobs made since the last call, in order.
     pub(super) fn take_ready(&mut self) -> Vec<Vec<u8>> {
         std::mem::take(&mut self.ready)
     }
@@ -179,33 +261,51 @@ impl Splitter {
         self.next_seq - self.next_merge - self.waiting.len() as u32
     }
 
-    /// Takes the result of `block` (both from [`parse_block`]'s side) and merges every result now
-    /// in turn into `rank`. A fatal error of a block whose start is known to be right is the
-    /// file's error.
-    pub(super) fn arrived(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Vec<u8>) -> Result<(), ReadError> {
+    /// Takes the result of a block or job (from [`parse_block`] or [`parse_range`]; `block`: the
+    /// content block, none for a range job) and merges every result now in turn into `rank`. A
+    /// fatal error of a block whose start is known to be right is the file's error.
+    pub(super) fn arrived(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), ReadError> {
         self.arrived_inner(rank, st, file, result, block).map_err(|e| match e {
             Fail::Read(e) => e,
             Fail::Damaged(why) => ReadError::new(self.pending_at, "the result of parsing a block of this file", format!("a damaged one ({why})")),
         })
     }
 
-    fn arrived_inner(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Vec<u8>) -> Result<(), Fail> {
-        let seq = header(&block)?.seq;
+    fn arrived_inner(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), Fail> {
+        let seq = Dec { b: &result, i: 0 }.u32()?;
+        if seq < self.next_merge || seq >= self.next_seq || self.waiting.contains_key(&seq) {
+            return Err(Fail::Damaged(format!("a result for block {seq}, not expected")));
+        }
         self.waiting.insert(seq, (result, block));
         while let Some((result, block)) = self.waiting.remove(&self.next_merge) {
-            self.next_merge += 1;
             let (result, block) = match self.redo.take() {
                 None => (result, block),
-                Some(before) => {
+                Some(Redo::Block(before)) => {
                     // the blocks since the last clean end, parsed again as one from that end
-                    let (a, b) = (header(&before)?, header(&block)?);
+                    let b = block.ok_or_else(|| Fail::Damaged("a content block's result without its block".into()))?;
+                    let (a, b) = (header(&before)?, header(&b)?);
                     let joined = block_bytes(b.seq, a.flags & (FIRST | IN_OBJECT) | b.flags & LAST, a.base, &b.end_warnings, &[a.content, b.content]);
-                    (parse_block(file, &joined)?, joined)
+                    (parse_block(file, &joined)?, Some(joined))
+                }
+                Some(Redo::Range { start, flags }) => {
+                    // a worker reads and parses again from that end through this block's range
+                    let mut d = Dec { b: &result, i: 4 };
+                    let this = d.u8()?;
+                    let end = (u64::from(self.next_merge) + 1).saturating_mul(self.target as u64).min(self.ranges.unwrap_or(0));
+                    self.ready.push(range_job(self.next_merge, flags & (FIRST | IN_OBJECT) | EXACT | this & LAST, start, end));
+                    return Ok(());
                 }
             };
+            self.next_merge += 1;
             let mut d = Dec { b: &result, i: 4 };
-            if d.u8()? == 0 {
-                self.redo = Some(block);
+            let flags = d.u8()?;
+            let clean = d.u8()?;
+            let start = d.u64()?;
+            if clean == 0 {
+                self.redo = Some(match block {
+                    Some(b) => Redo::Block(b),
+                    None => Redo::Range { start, flags },
+                });
                 continue;
             }
             let error = d.bytes()?;
@@ -215,7 +315,7 @@ impl Splitter {
             }
             let elements = d.u32()?;
             let shape = d.u8()?;
-            if header(&block)?.flags & FIRST != 0 {
+            if flags & FIRST != 0 {
                 self.shape = SHAPES.get(shape as usize).copied().flatten();
             }
             let meta: TraceMeta = serde_json::from_slice(d.bytes()?)?;
@@ -225,6 +325,12 @@ impl Splitter {
         }
         Ok(())
     }
+}
+
+/// The first byte of a document that is not whitespace (after a UTF-8 byte order mark).
+fn first_byte(b: &[u8]) -> Option<u8> {
+    let b = b.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(b);
+    b.iter().copied().find(|c| !c.is_ascii_whitespace())
 }
 
 /// Why merging stopped: the file's fatal error, or a result that does not decode (a bug).
@@ -281,25 +387,93 @@ fn merge_meta(m: &mut TraceMeta, p: TraceMeta) {
     m.ts_fractional_or_missing |= p.ts_fractional_or_missing;
 }
 
-/// Block number of an encoded block or result.
-pub fn block_seq(block: &[u8]) -> Option<u32> {
-    Some(u32::from_le_bytes(block.get(..4)?.try_into().ok()?))
-}
-
-/// Parses one block of the file `file` (from its split reader) into an encoded result for that
-/// reader's `add_partial`.
+/// Parses one content block of the file `file` (from its split reader) into an encoded result
+/// for that reader's `add_partial`.
 pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, String> {
     let h = header(block)?;
+    if h.flags & RANGE != 0 {
+        return Err("a range job given as a content block".into());
+    }
+    Ok(parse_content(file, &h, h.base, h.content, h.flags & LAST != 0))
+}
+
+/// Parses one range job of the file `file` (from its range reader, see [`job_range`]):
+/// `bytes` are the file's bytes from the job's start, as far as the caller read
+/// (`at_eof`: to the end of the file). `Ok(None)`: the block's end lies beyond `bytes`, read
+/// further and call again. Otherwise the encoded result for the reader's `add_partial`.
+///
+/// The block's content starts at the first cut at or after the job's start (at the start
+/// itself for the first block and exact jobs) and ends at the first cut at or after the job's
+/// end; a search that reaches the end of the file makes the block run to the end (then it is
+/// the last one: the document's end is checked), or, for the start, leaves it empty.
+pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, String> {
+    let h = header(job)?;
+    if h.flags & RANGE == 0 {
+        return Err("a content block given as a range job".into());
+    }
+    let begin = if h.flags & (FIRST | EXACT) != 0 {
+        0
+    } else {
+        match find_cut(bytes) {
+            Some(c) => c,
+            None if at_eof => bytes.len(),
+            None => return Ok(None),
+        }
+    };
+    let (stop, last) = if h.flags & LAST != 0 {
+        (bytes.len(), true)
+    } else {
+        // from the job's end, not from `begin`: when the start's cut lies past the end, the
+        // end's cut is that same cut (an empty block), as the next job finds it
+        let from = usize::try_from(h.end - h.base).map_err(|e| e.to_string())?;
+        match bytes.get(from..).and_then(find_cut) {
+            Some(c) => (from + c, false),
+            None if at_eof => (bytes.len(), true),
+            None => return Ok(None),
+        }
+    };
+    if h.flags & LAST != 0 && !at_eof {
+        return Ok(None);
+    }
+    if begin == bytes.len() && h.flags & (FIRST | EXACT) == 0 {
+        // no cut after the start: the block before ran to the end of the file; nothing here
+        return Ok(Some(void_result(h.seq, h.flags, h.base + begin as u64)));
+    }
+    Ok(Some(parse_content(file, &h, h.base + begin as u64, &bytes[begin..stop], last)))
+}
+
+/// The result of a block with no content of its own.
+fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
+    let mut out = result_head(seq, flags, true, start, None);
+    out.extend_from_slice(&0u32.to_le_bytes());
+    out.push(0);
+    put_bytes(&mut out, &serde_json::to_vec(&TraceMeta::default()).unwrap_or_default());
+    encode_partial(&mut out, &RankTrace::default(), &ChromeState::default());
+    out
+}
+
+fn result_head(seq: u32, flags: u8, clean: bool, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
+    let mut out = seq.to_le_bytes().to_vec();
+    out.push(flags);
+    out.push(u8::from(clean));
+    out.extend_from_slice(&start.to_le_bytes());
+    put_bytes(&mut out, &error.map(|e| serde_json::to_vec(e).unwrap_or_default()).unwrap_or_default());
+    out
+}
+
+/// Parses `content` (starting at absolute offset `base`) as the block `h`; `last`: the content
+/// runs to the end of the file.
+fn parse_content(file: &str, h: &Header, base: u64, content: &[u8], last: bool) -> Vec<u8> {
     let mut rank = RankTrace::default();
     let mut st = ChromeState { defer_ends: true, ..ChromeState::default() };
-    let mut scanner = if h.flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(h.base, h.flags & IN_OBJECT != 0) };
+    let mut scanner = if h.flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, h.flags & IN_OBJECT != 0) };
     let mut error = None;
     {
         let mut sink = ChromeSink { st: &mut st, rank: &mut rank, file };
-        let mut r = scanner.push(h.content, &mut sink);
-        if r.is_ok() && h.flags & LAST != 0 {
-            for (kind, offset, detail) in h.end_warnings {
-                ScanSink::warn(&mut sink, kind, offset, detail);
+        let mut r = scanner.push(content, &mut sink);
+        if r.is_ok() && last {
+            for (kind, offset, detail) in &h.end_warnings {
+                ScanSink::warn(&mut sink, *kind, *offset, detail.clone());
             }
             r = scanner.finish(&mut sink);
         }
@@ -307,15 +481,13 @@ pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, String> {
             error = Some((e.offset, e.expected, e.found));
         }
     }
-    let clean = error.is_some() || h.flags & LAST != 0 || scanner.at_element_end();
-    let mut out = h.seq.to_le_bytes().to_vec();
-    out.push(u8::from(clean));
-    put_bytes(&mut out, &error.map(|e| serde_json::to_vec(&e).unwrap_or_default()).unwrap_or_default());
+    let clean = error.is_some() || last || scanner.at_element_end();
+    let mut out = result_head(h.seq, h.flags, clean, base, error.as_ref());
     out.extend_from_slice(&scanner.elements().to_le_bytes());
     out.push(SHAPES.iter().position(|&x| x == scanner.shape()).unwrap_or(0) as u8);
-    put_bytes(&mut out, &serde_json::to_vec(&rank.meta).map_err(|e| e.to_string())?);
+    put_bytes(&mut out, &serde_json::to_vec(&rank.meta).unwrap_or_default());
     encode_partial(&mut out, &rank, &st);
-    Ok(out)
+    out
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
@@ -467,6 +639,24 @@ impl<'a> Dec<'a> {
         std::str::from_utf8(self.bytes()?).map_err(|e| e.to_string())
     }
 
+    /// The bytes of a column of `n` values of `T` (its length, which must be `n`, then the
+    /// values), for [`extend`].
+    fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], String> {
+        if self.u32()? as usize != n {
+            return Err("columns of different lengths".into());
+        }
+        let len = n.checked_mul(size).ok_or("truncated")?;
+        let s = self.b.get(self.i..self.i + len).ok_or("truncated")?;
+        self.i += len;
+        Ok(s)
+    }
+
+    /// A column of records of `size` bytes: their number and their bytes.
+    fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), String> {
+        let n = Dec { b: self.b, i: self.i }.u32()? as usize;
+        Ok((n, self.raw(n, size)?))
+    }
+
     /// A column of `u32`s/`i64`s/`u8`s/`u64`s: its length, then the values.
     fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, String>) -> Result<Vec<T>, String> {
         let n = self.u32()? as usize;
@@ -475,6 +665,35 @@ impl<'a> Dec<'a> {
         }
         (0..n).map(|_| get(self)).collect()
     }
+}
+
+/// A number as a partial rank encodes it (little-endian).
+trait Le: Sized {
+    const SIZE: usize;
+    fn read_le(b: &[u8]) -> Self;
+}
+
+macro_rules! le {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn read_le(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(b);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
+}
+le!(u8, u32, i64);
+
+/// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
+fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, String>) -> Result<(), String> {
+    col.reserve(raw.len() / T::SIZE);
+    for c in raw.chunks_exact(T::SIZE) {
+        col.push(f(T::read_le(c))?);
+    }
+    Ok(())
 }
 
 /// Merges an encoded partial rank into `rank`, as if its events had been read right after the
@@ -490,44 +709,35 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
         ids.push(rank.ids.intern(v));
     }
     let id = |i: u32| ids.get(i as usize).copied().ok_or_else(|| format!("id {i} out of range"));
-    let index = d.col(Dec::u32)?;
-    let phase = d.col(Dec::u8)?;
-    let kind = d.col(Dec::u8)?;
-    let cat = d.col(Dec::u32)?;
-    let name = d.col(Dec::u32)?;
-    let ts = d.col(Dec::i64)?;
-    let dur = d.col(Dec::i64)?;
-    let pid = d.col(Dec::u32)?;
-    let tid = d.col(Dec::u32)?;
-    let stream = d.col(Dec::i64)?;
-    let correlation = d.col(Dec::i64)?;
-    let external_id = d.col(Dec::i64)?;
-    let fl = d.col(Dec::u8)?;
-    let n = index.len();
-    if [phase.len(), kind.len(), cat.len(), name.len(), ts.len(), dur.len(), pid.len(), tid.len(), stream.len(), correlation.len(), external_id.len(), fl.len()].iter().any(|&l| l != n) {
-        return Err("columns of different lengths".into());
-    }
+    // the event columns, decoded straight into the rank's (a block has ~100k rows; this is
+    // most of the merging time)
     let base = rank.events.ts.len() as u32;
-    for r in 0..n {
-        rank.events.push(NewEvent {
-            index: index[r] + elements_before,
-            phase: *ALL_PHASES.get(phase[r] as usize).ok_or("bad phase")?,
-            kind: *ALL_KINDS.get(kind[r] as usize).ok_or("bad kind")?,
-            cat: s(cat[r])?,
-            name: s(name[r])?,
-            ts: ts[r],
-            dur: dur[r],
-            pid: id(pid[r])?,
-            tid: id(tid[r])?,
-            stream: stream[r],
-            correlation: correlation[r],
-            external_id: external_id[r],
-            flags: fl[r],
-        });
-    }
     let ev = &mut rank.events;
-    for (e, a, v) in d.col(|d| Ok((d.u32()?, d.u8()?, d.i64()?)))? {
-        ev.push_int_arg(e + base, *IntArg::ALL.get(a as usize).ok_or("bad arg")?, v);
+    let n = Dec { b: d.b, i: d.i }.u32()? as usize;
+    if ev.ts.capacity() - ev.ts.len() < n {
+        // as `EventTable::push` grows: by a quarter, not by doubling
+        ev.reserve(n.max(ev.ts.len() / 4).min(d.b.len()));
+    }
+    extend(&mut ev.index, d.raw(n, 4)?, |i: u32| Ok(i + elements_before))?;
+    extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or_else(|| "bad phase".to_string()))?;
+    extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or_else(|| "bad kind".to_string()))?;
+    extend(&mut ev.cat, d.raw(n, 4)?, s)?;
+    extend(&mut ev.name, d.raw(n, 4)?, s)?;
+    extend(&mut ev.ts, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    extend(&mut ev.dur, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    extend(&mut ev.pid, d.raw(n, 4)?, id)?;
+    extend(&mut ev.tid, d.raw(n, 4)?, id)?;
+    extend(&mut ev.stream, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    extend(&mut ev.correlation, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    extend(&mut ev.external_id, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    extend(&mut ev.flags, d.raw(n, 1)?, |x: u8| Ok(x))?;
+    let (n, raw) = d.records(13)?;
+    if ev.int_args.capacity() - ev.int_args.len() < n {
+        ev.int_args.reserve_exact(n.max(ev.int_args.len() / 4));
+    }
+    for r in raw.chunks_exact(13) {
+        let arg = *IntArg::ALL.get(r[4] as usize).ok_or("bad arg")?;
+        ev.int_args.push((u32::read_le(&r[..4]) + base, arg, i64::read_le(&r[5..])));
     }
     for (e, k, v) in d.col(|d| Ok((d.u32()?, d.u32()?, d.f64()?)))? {
         ev.counters.push((e + base, s(k)?, v));
@@ -535,10 +745,10 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     for (e, k, v) in d.col(|d| Ok((d.u32()?, d.u32()?, d.f64()?)))? {
         ev.profiler_range_args.push((e + base, s(k)?, v));
     }
-    let sfx = d.col(|d| Ok((d.u32()?, d.u32()?, d.u32()?)))?;
+    let (_, sfx) = d.records(12)?;
     let text_base = ev.suffix_text.len() as u32;
     ev.suffix_text.push_str(d.text()?);
-    ev.name_suffix.extend(sfx.into_iter().map(|(e, a, b)| (e + base, a + text_base, b + text_base)));
+    ev.name_suffix.extend(sfx.chunks_exact(12).map(|r| (u32::read_le(&r[..4]) + base, u32::read_le(&r[4..8]) + text_base, u32::read_le(&r[8..]) + text_base)));
     for (p, name) in d.col(|d| Ok((d.u32()?, d.text()?)))? {
         rank.process_names.insert(id(p)?, name.to_string());
     }

@@ -24,7 +24,7 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
-pub use blocks::{block_seq, parse_block};
+pub use blocks::{job_range, parse_block, parse_range};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).
@@ -55,6 +55,8 @@ pub struct FileReader {
     rank: RankTrace,
     /// Block size of a split reader ([`FileReader::new_split`]).
     split: Option<usize>,
+    /// A split reader that hands out range jobs for an uncompressed file ([`FileReader::new_ranges`]).
+    ranges: bool,
     /// [`FileReader::end_input`] has run.
     input_ended: bool,
 }
@@ -78,6 +80,7 @@ impl FileReader {
             stage: Stage::Sniff(Vec::new()),
             rank,
             split: None,
+            ranges: false,
             input_ended: false,
         }
     }
@@ -92,7 +95,23 @@ impl FileReader {
         FileReader { split: Some(block_bytes), ..FileReader::new(name, total) }
     }
 
-    /// Blocks ready to be parsed, in order (split readers only).
+    /// A split reader ([`FileReader::new_split`]) that, when the file turns out to be an
+    /// uncompressed Chrome-trace document, hands out *range jobs* instead of blocks of content
+    /// (see [`FileReader::reads_ranges`]): the worker given a job reads the file's bytes from the
+    /// job's [`job_range`] itself and parses them with [`parse_range`]. Only the first bytes need
+    /// to be pushed (until `reads_ranges`); once it is true, the rest is not read here at all.
+    /// `total` is the file's exact size.
+    pub fn new_ranges(name: &str, total: u64, block_bytes: usize) -> FileReader {
+        FileReader { ranges: true, ..FileReader::new_split(name, Some(total), block_bytes) }
+    }
+
+    /// Whether this reader hands out range jobs (decided once the content is detected: an
+    /// uncompressed Chrome-trace document read by [`FileReader::new_ranges`]).
+    pub fn reads_ranges(&self) -> bool {
+        matches!(&self.stage, Stage::JsonSplit(js) if js.0.reads_ranges())
+    }
+
+    /// Blocks (or range jobs) ready to be parsed, in order (split readers only).
     pub fn take_blocks(&mut self) -> Vec<Vec<u8>> {
         match &mut self.stage {
             Stage::JsonSplit(js) => js.0.take_ready(),
@@ -108,8 +127,10 @@ impl FileReader {
         }
     }
 
-    /// Takes the result of [`parse_block`] for one of this reader's blocks, and the block.
-    pub fn add_partial(&mut self, result: Vec<u8>, block: Vec<u8>) -> Result<(), ReadError> {
+    /// Takes the result of [`parse_block`] for one of this reader's blocks, and the block (for a
+    /// range job, the result of [`parse_range`] and no block). A range job whose block must be
+    /// parsed again gives a new job to [`FileReader::take_blocks`].
+    pub fn add_partial(&mut self, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), ReadError> {
         let Stage::JsonSplit(js) = &mut self.stage else {
             return Err(ReadError::new(0, "a file read in blocks", "the result of a block").in_file(&self.name));
         };
@@ -140,6 +161,8 @@ impl FileReader {
             let magic: Vec<u8> = self.raw_head.iter().chain(chunk).take(2).copied().collect();
             if inflate::is_gzip(&magic) {
                 self.gz = Some(GzipInflater::default());
+                // the content's offsets are not the file's: blocks of content instead of ranges
+                self.ranges = false;
             }
             let head = std::mem::take(&mut self.raw_head);
             if !head.is_empty() {
@@ -177,7 +200,13 @@ impl FileReader {
         let pending = std::mem::take(buf);
         self.stage = match kind {
             Content::Json => match self.split {
-                Some(target) => Stage::JsonSplit(Box::new((blocks::Splitter::new(target), Default::default()))),
+                Some(target) => {
+                    let splitter = match self.rank.input_bytes {
+                        size if self.ranges && size > 0 => blocks::Splitter::new_ranges(target, size),
+                        _ => blocks::Splitter::new(target),
+                    };
+                    Stage::JsonSplit(Box::new((splitter, Default::default())))
+                }
                 None => Stage::Json(Box::default()),
             },
             Content::Csv(k) => {
