@@ -19,6 +19,7 @@
 //! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
 
 mod diff;
+mod warm;
 
 use std::collections::BTreeMap;
 
@@ -31,6 +32,7 @@ use crate::model::Trace;
 use crate::table::Table;
 
 pub use diff::{diff, diff_json, diff_options_json, Diff, DIFF_OPTIONS};
+pub use warm::warm_up;
 
 /// One analysis as the page lists it (a tab with an options form).
 #[derive(Debug, Serialize)]

@@ -74,6 +74,13 @@ pub fn parse_block(name: &str, block: &[u8]) -> Result<Vec<u8>, JsValue> {
     crate::read::parse_block(name, block).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
 }
 
+/// Warms the compiled code of the reader before the first trace (`page::warm_up`): reads a
+/// generated trace of about `bytes` bytes. Returns its number of events.
+#[wasm_bindgen]
+pub fn warm_up(bytes: u32) -> Result<f64, JsValue> {
+    crate::page::warm_up(bytes as usize).map(|n| n as f64).map_err(err)
+}
+
 /// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`
 /// for a block of content. The worker reads from `start` to a little past `end`.
 #[wasm_bindgen]

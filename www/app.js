@@ -44,7 +44,29 @@ const mainWasm = wasmModule.then(async (module) => {
 });
 mainWasm.then((mod) => {
   if (typeof mod.version === 'function') $('version').textContent = `kinetoscope ${mod.version()}`;
+  prepareStandby(true);
 }, (e) => showError(`Could not load the WebAssembly module: ${message(e)}`));
+
+// A worker made ready while the page waits for files (worker.js prepare()): its wasm instance and parse helpers
+// started and, the first time, the reader's compiled code warmed up, so a dropped trace starts at full speed.
+let standby = null;
+async function prepareStandby(warm) {
+  if (standby) return;
+  const module = await wasmModule;
+  if (standby) return;
+  const w = (standby = platform.worker());
+  w.onmessage = ({ data }) => { if (data.type === 'prepared' && standby === w) document.body.dataset.standby = 'ready'; };
+  w.postMessage({ type: 'prepare', module, warm });
+}
+/** A worker for a new job: the standby one if there is one (the next is prepared once nothing is being read). */
+function takeWorker() {
+  const w = standby ?? platform.worker();
+  standby = null;
+  delete document.body.dataset.standby;
+  const later = () => setTimeout(() => (job || pair?.loading ? later() : prepareStandby(false)), 2000);
+  later();
+  return w;
+}
 
 // ---- URL hash state -------------------------------------------------------------------------------
 // `#sample=1`: the overview shows the bundled sample (a shareable link that loads it on open); `#mode=diff`:
@@ -165,7 +187,7 @@ async function run(files) {
     return showError(`Could not load the WebAssembly module: ${message(e)}`);
   }
   if (token !== runs) return;
-  const worker = platform.worker();
+  const worker = takeWorker();
   const current = (job = { worker, started: performance.now(), files: files.length });
   setBusy(true);
   showProgress({ file: files[0]?.name ?? '', done: 0, total: files.reduce((n, f) => n + f.size, 0) });
@@ -176,7 +198,8 @@ async function run(files) {
     else if (data.type === 'result') {
       const ms = finish(current, true);
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
-      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks };
+      // and whether it was the standby worker, prepared before the file came
+      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks, prepared: data.prepared };
       showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
       let list = [], diffOptions = null;
       try {
@@ -581,7 +604,7 @@ async function loadPair() {
   panel.hidden = true;
   setState('loading');
   setBusy(true);
-  const worker = platform.worker();
+  const worker = takeWorker();
   const p = (pair = { worker, pending: new Map(), loading: true, started: performance.now() });
   const read = (slot) => {
     showProgress({ slot, file: files[slot][0]?.name ?? '', done: 0, total: files[slot].reduce((n, f) => n + f.size, 0) });

@@ -2,7 +2,8 @@
 // trace and runs analyses on request. No analysis here (STYLE A7): it passes text in and JSON out. A worker
 // holds one trace (slot 'trace'), or in Diff mode two (slots 'control' and 'test'); cancel or new traces = the
 // page terminates it.
-// In:  {type:'parse', module: WebAssembly.Module, files: File[], slot?, split?: {min, block}}
+// In:  {type:'prepare', module, warm: bool}   (optional, before the first parse: see prepare())
+//      {type:'parse', module: WebAssembly.Module, files: File[], slot?, split?: {min, block}}
 //        (slot: 'trace' unless given; split: other SPLIT_MIN / BLOCK_BYTES, for tests and benchmarks)
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
@@ -11,8 +12,9 @@
 //      {type:'helper', module} then {type:'block', id, name, block: Uint8Array} | {type:'range', id, file: File,
 //        job: Uint8Array, start, end}   (a parse helper, see below)
 // Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json,
-//      wasmMemoryBytes, blocks} | {type:'error', slot, message}             (parse)
+//      wasmMemoryBytes, blocks, prepared} | {type:'error', slot, message}             (parse)
 //      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array} | {type:'failed', id, message}
+//      {type:'prepared'}   (the standby is ready)
 //      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message}
 //        (helper)
 // Files of SPLIT_MIN bytes or more are parsed by helpers: copies of this script started by this worker (one per
@@ -22,6 +24,7 @@
 // here alone.
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
 const sessions = {}; // slot -> wasm Session, once its files are read
+let prepared = null; // after {type:'prepare'}: resolves to the helpers (or null), the wasm instance ready
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
 
 const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e));
@@ -32,9 +35,11 @@ const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so wh
 const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
 const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
 const PER_HELPER = 2;
+const WARM_UP_BYTES = 2 << 20;
 
 self.onmessage = ({ data }) => {
-  if (data.type === 'parse') parse(data);
+  if (data.type === 'prepare') (prepared = prepare(data)).then(() => self.postMessage({ type: 'prepared' }), () => {});
+  else if (data.type === 'parse') parse(data);
   else if (data.type === 'helper') helperInit(data.module);
   else if (data.type === 'block') parseBlock(data);
   else if (data.type === 'range') parseRange(data);
@@ -78,7 +83,7 @@ function answer(id, work) {
 
 async function parse({ module, files, slot = 'trace', split }) {
   const splitMin = split?.min ?? SPLIT_MIN, blockBytes = split?.block ?? BLOCK_BYTES;
-  let pool = null, blocks = 0;
+  let pool = null, blocks = 0, ready = null;
   try {
     await init({ module_or_path: module });
     const s = new wasm.Session(), total = files.reduce((n, f) => n + f.size, 0);
@@ -89,7 +94,10 @@ async function parse({ module, files, slot = 'trace', split }) {
         self.postMessage({ type: 'progress', slot, file, done, total });
       }
     };
-    if (files.some((f) => f.size >= splitMin)) pool = await startHelpers(module);
+    ready = prepared;
+    prepared = null;
+    pool = ready ? await ready.catch(() => null) : null;
+    if (!pool && files.some((f) => f.size >= splitMin)) pool = await startHelpers(module);
     for (const file of files) {
       if (pool && file.size >= splitMin) blocks += await readSplit(s, file, pool, blockBytes, (done) => progress(file.name, before + done));
       else await readHere(s, file, () => progress(file.name, before + s.bytes_consumed()));
@@ -98,12 +106,28 @@ async function parse({ module, files, slot = 'trace', split }) {
     self.postMessage({ type: 'progress', slot, file: '', done: total, total });
     const json = s.finish();
     sessions[slot] = s;
-    self.postMessage({ type: 'result', slot, json, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks });
+    self.postMessage({ type: 'result', slot, json, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks, prepared: !!ready });
   } catch (e) {
     self.postMessage({ type: 'error', slot, message: text(e) });
   } finally {
     pool?.stop();
   }
+}
+
+// A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the
+// reader's compiled code optimised by reading a generated trace (Rust `page::warm_up`), so that the first trace does
+// not run the browser's first-tier code.
+async function prepare({ module, warm }) {
+  await init({ module_or_path: module });
+  const pool = startHelpers(module);
+  if (warm) {
+    try {
+      wasm.warm_up(WARM_UP_BYTES);
+    } catch (e) {
+      console.warn('warm-up failed:', e);
+    }
+  }
+  return pool;
 }
 
 // Chunks as File.stream() gives them, the next read already under way while one is pushed.

@@ -3,7 +3,7 @@
 //
 // Usage: node scripts/bench/bench_browser.mjs [FILE] [--mb 500] [--runs 3] [--timeout 900]
 //                                             [--events N] [--dist DIR] [--no-coi]
-//                                             [--tab NAME] [--no-native]
+//                                             [--tab NAME] [--settle MS] [--no-native]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh)
 //   --events   event count the page must show in #summary (default: FILE.events written by
@@ -14,6 +14,9 @@
 //   --tab      also open this analysis tab (the page URL gets #tab=NAME, so the tab runs with
 //              its default options as soon as the trace is read) and time until its panel is
 //              done (panel[data-state=done]); the page time is then change event -> tab done
+//   --settle MS  wait MS milliseconds after the page has loaded before choosing the file (default 0: at
+//              once). A user needs a moment to drop a file; meanwhile the page prepares its standby
+//              worker (helpers started, the reader's compiled code warmed up). Both are worth reporting.
 //   --no-native  with --tab decode, do not time the native `kinetoscope stats FILE OUT.csv`
 //              (by default it runs once before every page run, same session, same file, and
 //              the page's decode_op_averages CSV download is compared with its CSV)
@@ -41,7 +44,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0 };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -54,6 +57,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--no-coi') opts.coi = false;
   else if (a === '--tab') opts.tab = argv[++i];
   else if (a === '--no-native') opts.native = false;
+  else if (a === '--settle') opts.settle = parseFloat(argv[++i]);
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
     process.exit(0);
@@ -169,6 +173,7 @@ async function runOnce(url, run) {
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
     await page.goto(opts.tab ? `${url}#tab=${encodeURIComponent(opts.tab)}` : url, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
+    if (opts.settle > 0) await page.waitForTimeout(opts.settle);
     await page.evaluate(([expected, tab]) => {
       const norm = (s) => s.replace(/[\s,.'_\u00a0\u202f]/g, '');
       const ok = (text) => (expected ? norm(text).includes(expected)
@@ -324,7 +329,7 @@ const mb = jsonBytes / 1e6;
 const lines = [];
 lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : ''} (${new Date().toISOString()})`, '');
 lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; file ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
-lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page`);
+lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}`);
 if (opts.tab) {
   lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}, default options) has drawn its tables and charts; ` +
              `"analysis ms" is the worker's run_analysis time shown in the panel`);

@@ -465,6 +465,8 @@ fn result_head(seq: u32, flags: u8, clean: bool, start: u64, error: Option<&(u64
 /// runs to the end of the file.
 fn parse_content(file: &str, h: &Header, base: u64, content: &[u8], last: bool) -> Vec<u8> {
     let mut rank = RankTrace::default();
+    // as `FileReader::new` does: Kineto and Paddle write 240-340 bytes of JSON per event
+    rank.events.reserve(content.len() / 300);
     let mut st = ChromeState { defer_ends: true, ..ChromeState::default() };
     let mut scanner = if h.flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, h.flags & IN_OBJECT != 0) };
     let mut error = None;
@@ -723,14 +725,14 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or_else(|| "bad kind".to_string()))?;
     extend(&mut ev.cat, d.raw(n, 4)?, s)?;
     extend(&mut ev.name, d.raw(n, 4)?, s)?;
-    extend(&mut ev.ts, d.raw(n, 8)?, |x: i64| Ok(x))?;
-    extend(&mut ev.dur, d.raw(n, 8)?, |x: i64| Ok(x))?;
+    ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.dur.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     extend(&mut ev.pid, d.raw(n, 4)?, id)?;
     extend(&mut ev.tid, d.raw(n, 4)?, id)?;
-    extend(&mut ev.stream, d.raw(n, 8)?, |x: i64| Ok(x))?;
-    extend(&mut ev.correlation, d.raw(n, 8)?, |x: i64| Ok(x))?;
-    extend(&mut ev.external_id, d.raw(n, 8)?, |x: i64| Ok(x))?;
-    extend(&mut ev.flags, d.raw(n, 1)?, |x: u8| Ok(x))?;
+    ev.stream.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.correlation.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.external_id.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.flags.extend(d.raw(n, 1)?.chunks_exact(1).map(u8::read_le));
     let (n, raw) = d.records(13)?;
     if ev.int_args.capacity() - ev.int_args.len() < n {
         ev.int_args.reserve_exact(n.max(ev.int_args.len() / 4));

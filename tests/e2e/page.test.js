@@ -890,10 +890,13 @@ test('(n) a large file is read by several workers in blocks and shows what one w
     assert.equal(want.status, 0, want.stderr);
     const page = await open();
     await page.evaluate(() => { window.kinetoscopeSplit = { min: 1, block: 4096 }; });
+    // the standby worker (its helpers started, the reader's code warmed up) takes the file
+    await page.waitForSelector('body[data-standby="ready"]');
     await dropFile(page, path.join(dir, name));
     assertShowsOverview(await waitDone(page), want.json);
-    const blocks = await page.evaluate(() => window.__kinetoscopeStats.blocks);
+    const { blocks, prepared } = await page.evaluate(() => window.__kinetoscopeStats);
     assert.ok(blocks > 20, `${name}: read in ${blocks} blocks`);
+    assert.equal(prepared, true, `${name}: read by the standby worker`);
     const run = cliAnalysis(dir, tab, [name]);
     assert.equal(run.status, 0, run.stderr);
     assertPanelShows(await openTab(page, tab), run.json, `${name} ${tab}`);
