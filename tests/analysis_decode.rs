@@ -4,7 +4,7 @@
 
 use std::process::Command;
 
-use kinetoscope::analysis::decode::{decode_stats, extract, parse_range, DecodeOptions, ANALYSIS};
+use kinetoscope::analysis::decode::{decode_stats, extract, parse_range, DecodeOptions, ANALYSIS, EXTRACT_ANALYSIS};
 use kinetoscope::analysis::registry::{Context, Params};
 use kinetoscope::analysis::report::Report;
 use kinetoscope::Trace;
@@ -202,6 +202,26 @@ gemm,51800.0,52300.0,500.0
     // several ranks: a rank column, rows by start then rank
     let two = extract(&read(&["two-ranks/rank0.json", "two-ranks/rank1.json"]), &[0, 1], parse_range("52300,52800").expect("range"), false).to_csv();
     eqnice!("rank,kernel_name,start_time_us,end_time_us,duration_us\n0,MEMCPY_DtoH,52400.0,52500.0,100.0\n1,MEMCPY_DtoH,52400.0,52800.0,400.0\n", two);
+}
+
+/// `gpu_ops`, the page's tab for `extract`: the same table for a range; no range is the whole
+/// trace; a bad range is `extract`'s error; an empty result says why.
+#[test]
+fn gpu_ops_analysis_is_extract() {
+    let run = |trace: &Trace, opts: &[(&str, &str)]| -> Result<Report, String> {
+        let params = Params::new(EXTRACT_ANALYSIS.options, opts.iter().copied()).map_err(|e| e.0)?;
+        let ctx = Context::new(trace, false, None).map_err(|e| e.0)?;
+        (EXTRACT_ANALYSIS.run)(&ctx, &params).map_err(|e| e.0)
+    };
+    let trace = read(&["paddle-decode.json"]);
+    let got = run(&trace, &[("range", "50000,52450"), ("keep_suffix", "true")]).expect("runs");
+    eqnice!(extract(&trace, &[0], parse_range("50000,52450").expect("range"), true).to_csv(), table(&got, "extract"));
+    let all = run(&trace, &[]).expect("runs");
+    eqnice!(extract(&trace, &[0], (i64::MIN, i64::MAX), false).to_csv(), table(&all, "extract"));
+    assert_eq!(all.tables[0].rows(), 18, "every GPU operation of the trace");
+    assert_eq!(run(&trace, &[("range", "5,3")]).err().as_deref(), Some("time range: start 5 is after end 3 (expected START,END with START ≤ END)"));
+    let none = run(&trace, &[("range", "1,2")]).expect("runs");
+    assert_eq!((none.tables[0].rows(), none.notes.clone()), (0, vec!["no GPU operation lies inside 1,2 µs".to_string()]));
 }
 
 /// The shared PaddlePaddle 3.3.1 trace (CPU only): 4 steps whose exact `args` durations match

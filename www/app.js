@@ -406,8 +406,10 @@ async function drawChart(json) {
 // It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
 const OVERVIEW = 'overview';
 const COMPARE = 'compare-ranks'; // the tab of a diff panel on the one trace: a rank set against the others
-// A link's `#tab=name` opens that tab once its trace is read; a trace opened later starts on its Overview.
+// A link's `#tab=name` opens that tab once its trace is read, with the options the link gives (`&range=1,2`: the
+// registry's option names); a trace opened later starts on its Overview.
 let linkedTab = hashState().get('tab');
+const linkedOptions = hashState();
 
 function buildTabs(list, diffOptions) {
   const compare = diffOptions ? [{ name: COMPARE, title: 'Compare ranks',
@@ -428,6 +430,12 @@ function buildTabs(list, diffOptions) {
   $('tabs').hidden = false;
   const wanted = linkedTab;
   linkedTab = null;
+  for (const input of (wanted && $(`panel-${wanted}`)?.querySelectorAll('[data-opt]')) || []) {
+    const v = linkedOptions.get(input.dataset.opt);
+    if (v === null) continue;
+    if (input.type === 'checkbox') input.checked = v === 'true';
+    else input.value = v;
+  }
   selectTab(tabs.some((a) => a.name === wanted) ? wanted : OVERVIEW);
 }
 

@@ -3,7 +3,7 @@
 //
 // Usage: node scripts/bench/bench_browser.mjs [FILE] [--mb 500] [--runs 3] [--timeout 900]
 //                                             [--events N] [--dist DIR] [--no-coi]
-//                                             [--tab NAME] [--settle MS] [--no-native]
+//                                             [--tab NAME] [--range START,END] [--settle MS] [--no-native]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh)
 //   --events   event count the page must show in #summary (default: FILE.events written by
@@ -17,9 +17,12 @@
 //   --settle MS  wait MS milliseconds after the page has loaded before choosing the file (default 0: at
 //              once). A user needs a moment to drop a file; meanwhile the page prepares its standby
 //              worker (helpers started, the reader's compiled code warmed up). Both are worth reporting.
-//   --no-native  with --tab decode, do not time the native `kinetoscope stats FILE OUT.csv`
-//              (by default it runs once before every page run, same session, same file, and
-//              the page's decode_op_averages CSV download is compared with its CSV)
+//   --range    with --tab gpu_ops: the time range (START,END in µs) the tab is opened with
+//              (#tab=gpu_ops&range=START,END)
+//   --no-native  with --tab decode or gpu_ops, do not time the native command. By default it runs
+//              once before every page run, same session, same file: `kinetoscope stats FILE OUT.csv`
+//              for decode, `kinetoscope extract FILE OUT.csv RANGE` for gpu_ops; the tab's CSV
+//              download (decode_op_averages, extract) is compared with the file it writes
 //
 // Per run: a fresh headless Chromium (/usr/bin/chromium via playwright-core) opens the page
 // served by a tiny static server, the file is set on #file with page.setInputFiles, and the
@@ -44,7 +47,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0 };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -58,6 +61,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--tab') opts.tab = argv[++i];
   else if (a === '--no-native') opts.native = false;
   else if (a === '--settle') opts.settle = parseFloat(argv[++i]);
+  else if (a === '--range') opts.range = argv[++i];
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
     process.exit(0);
@@ -171,7 +175,8 @@ async function runOnce(url, run) {
     const page = await browser.newPage();
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-    await page.goto(opts.tab ? `${url}#tab=${encodeURIComponent(opts.tab)}` : url, { waitUntil: 'load' });
+    const linked = opts.tab ? `#tab=${encodeURIComponent(opts.tab)}${opts.range ? `&range=${encodeURIComponent(opts.range)}` : ''}` : '';
+    await page.goto(`${url}${linked}`, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
     if (opts.settle > 0) await page.waitForTimeout(opts.settle);
     await page.evaluate(([expected, tab]) => {
@@ -227,11 +232,11 @@ async function runOnce(url, run) {
                tabStatus: b.tabStatus, tabError: b.tabError };
     });
     if (res.tabError) throw new Error(`tab ${opts.tab} failed: ${res.tabError}`);
-    // the decode tab's CSV download (what a user gets), kept to compare with the CLI's CSV
-    if (opts.tab === 'decode') {
+    // the tab's CSV download (what a user gets), kept to compare with the CLI's CSV
+    if (NATIVE[opts.tab]) {
       const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }),
-        page.click('#panel-decode [data-csv="decode_op_averages"]')]);
-      res.csv = path.join(OUT, 'decode_csv', `page_stats_run${run}.csv`);
+        page.click(`#panel-${opts.tab} [data-csv="${NATIVE[opts.tab].table}"]`)]);
+      res.csv = path.join(OUT, 'decode_csv', `page_${opts.tab}_run${run}.csv`);
       fs.mkdirSync(path.dirname(res.csv), { recursive: true });
       await dl.saveAs(res.csv);
     }
@@ -250,19 +255,27 @@ async function runOnce(url, run) {
 // ---- main -----------------------------------------------------------------------------------
 function fmt(x, d = 2) { return x === null || x === undefined || Number.isNaN(x) ? '' : x.toFixed(d); }
 function median(xs) { const s = [...xs].sort((a, b) => a - b); const n = s.length; return n % 2 ? s[(n - 1) / 2] : (s[n / 2 - 1] + s[n / 2]) / 2; }
-// the native CLI on the same file, for --tab decode: `kinetoscope stats FILE OUT.csv`
+// the native CLI on the same file: the command whose CSV the tab's table is (decode: `kinetoscope stats FILE
+// OUT.csv`; gpu_ops: `kinetoscope extract FILE OUT.csv RANGE`)
 const NATIVE_BIN = process.env.KINETOSCOPE || path.join(ROOT, 'target', 'release', 'kinetoscope');
-const nativeOn = opts.tab === 'decode' && opts.native;
+const NATIVE = {
+  decode: { args: (csv) => ['stats', file, csv], table: 'decode_op_averages' },
+  gpu_ops: { args: (csv) => ['extract', file, csv, opts.range], table: 'extract' },
+};
+if (opts.tab === 'gpu_ops' && !opts.range) { console.error('--tab gpu_ops needs --range START,END (what kinetoscope extract is given)'); process.exit(2); }
+const nativeOn = !!NATIVE[opts.tab] && opts.native;
+const nativeCmd = nativeOn ? `${path.relative(ROOT, NATIVE_BIN)} ${NATIVE[opts.tab].args('OUT.csv').join(' ').replace(file, 'FILE')}` : '';
 function nativeStats(run) {
-  const csv = path.join(OUT, 'decode_csv', 'native_stats.csv');
+  const csv = path.join(OUT, 'decode_csv', `native_${opts.tab}.csv`);
   fs.mkdirSync(path.dirname(csv), { recursive: true });
   const tv = path.join(OUT, `.time.native.${process.pid}`);
   const timed = fs.existsSync('/usr/bin/time');
-  const cmd = timed ? ['/usr/bin/time', '-v', '-o', tv, NATIVE_BIN, 'stats', file, csv] : [NATIVE_BIN, 'stats', file, csv];
+  const args = NATIVE[opts.tab].args(csv);
+  const cmd = timed ? ['/usr/bin/time', '-v', '-o', tv, NATIVE_BIN, ...args] : [NATIVE_BIN, ...args];
   const t0 = performance.now();
   const r = spawnSync(cmd[0], cmd.slice(1), { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 1 << 26 });
   const secs = (performance.now() - t0) / 1000;
-  if (r.status !== 0) throw new Error(`native stats run ${run} failed (exit ${r.status}): ${String(r.stderr).slice(-300)}`);
+  if (r.status !== 0) throw new Error(`native ${args[0]} run ${run} failed (exit ${r.status}): ${String(r.stderr).slice(-300)}`);
   let rssMiB = null;
   if (timed) {
     const m = fs.readFileSync(tv, 'utf8').match(/Maximum resident set size \(kbytes\): (\d+)/);
@@ -297,7 +310,7 @@ try {
   for (let r = 1; r <= opts.runs; r++) {
     let native = null;
     if (nativeOn) {
-      console.log(`[native stats ${r}/${opts.runs}] load average: ${uptime()}`);
+      console.log(`[native ${NATIVE[opts.tab].args('')[0]} ${r}/${opts.runs}] load average: ${uptime()}`);
       native = nativeStats(r);
       console.log(`   -> ${fmt(native.secs, 3)} s, peak RSS ${fmt(native.rssMiB, 0)} MiB`);
     }
@@ -331,10 +344,10 @@ lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : '
 lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; file ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
 lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}`);
 if (opts.tab) {
-  lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}, default options) has drawn its tables and charts; ` +
+  lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}${opts.range ? `&range=${opts.range}` : ", default options"}) has drawn its tables and charts; ` +
              `"analysis ms" is the worker's run_analysis time shown in the panel`);
 }
-if (nativeOn) lines.push(`- native = \`${path.relative(ROOT, NATIVE_BIN)} stats FILE OUT.csv\`, run just before each page run (wall time, /usr/bin/time peak RSS); page/native = tab s / native s`);
+if (nativeOn) lines.push(`- native = \`${nativeCmd}\`, run just before each page run (wall time, /usr/bin/time peak RSS); page/native = tab s / native s`);
 if (baseline && !opts.tab) lines.push(`- baseline: python json.load ${fmt(baseline.json_load_best_s, 3)} s best = ${fmt(baseline.json_load_mbps, 1)} MB/s, peak RSS ${fmt(baseline.json_load_peak_rss_mib, 0)} MiB (${baseline.source || 'bench.sh'})`);
 lines.push('');
 const tabCols = opts.tab ? [' tab s |', ' analysis ms |'] : ['', ''];
@@ -360,7 +373,7 @@ if (ok.length) {
   if (nativeOn) {
     const nat = ok.map((r) => r.native.secs);
     const nBest = Math.min(...nat);
-    summary += ` - native stats best ${fmt(nBest, 3)} s, median ${fmt(median(nat), 3)} s; page/native ${fmt(best / nBest, 2)}x (best/best), ` +
+    summary += ` - native ${NATIVE[opts.tab].args('')[0]} best ${fmt(nBest, 3)} s, median ${fmt(median(nat), 3)} s; page/native ${fmt(best / nBest, 2)}x (best/best), ` +
                `${fmt(median(ok.map((r) => r.tabSecs / r.native.secs)), 2)}x (median of per-run ratios)`;
   } else if (baseline && !opts.tab) {
     summary += ` - speed vs json.load ${fmt((mb / best) / baseline.json_load_mbps, 2)}x, memory vs json.load ${fmt(rss / baseline.json_load_peak_rss_mib, 3)}x`;

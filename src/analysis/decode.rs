@@ -43,6 +43,32 @@ pub const ANALYSIS: Analysis = Analysis {
     run,
 };
 
+/// kernel_extractor's `extract` as an analysis (the page's tab; `kinetoscope gpu_ops`): the GPU
+/// operations inside a time range, the table `kinetoscope extract` writes.
+pub const EXTRACT_ANALYSIS: Analysis = Analysis {
+    name: "gpu_ops",
+    title: "GPU ops in a time range",
+    about: "every GPU operation (kernel, memcpy, memset) inside a time range, by start time: the CSV of kinetoscope extract (kernel_extractor's extract)",
+    hta_api: "",
+    options: &[
+        Opt { name: "range", kind: OptKind::Str, default: "", help: "START,END in µs on the trace's clock (PaddlePaddle's args times, else ts), e.g. 2684054.000,2687705.250; empty: the whole trace" },
+        Opt { name: "keep_suffix", kind: OptKind::Bool, default: "false", help: "Keep the [12.3 us] timing suffix of operation names" },
+    ],
+    run: run_extract,
+};
+
+fn run_extract(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
+    let text = params.str("range").trim();
+    let range = if text.is_empty() { (i64::MIN, i64::MAX) } else { parse_range(text)? };
+    let table = extract(ctx.trace, &ctx.selected, range, params.bool("keep_suffix"));
+    let mut report = Report::default();
+    if table.rows() == 0 {
+        report.notes.push(if text.is_empty() { "no GPU operations (kernel, memcpy, memset) in the trace".to_string() } else { format!("no GPU operation lies inside {text} µs") });
+    }
+    report.tables.push(table);
+    Ok(report)
+}
+
 /// kernel_extractor's default start kernel.
 pub const DEFAULT_START_KERNEL: &str = "recover_decode_task";
 

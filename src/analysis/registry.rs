@@ -290,8 +290,10 @@ pub const ANALYSES: &[Analysis] = &[
     super::cupti::ANALYSIS,
     // frequent CUDA kernel sequences (SPEC §2.13)
     super::sequences::ANALYSIS,
-    // LLM decode steps (kernel_extractor's `stats`; no HTA counterpart)
+    // LLM decode steps and GPU operations in a time range (kernel_extractor's `stats` and
+    // `extract`; no HTA counterpart)
     super::decode::ANALYSIS,
+    super::decode::EXTRACT_ANALYSIS,
 ];
 
 /// The analysis called `name`.
@@ -315,8 +317,13 @@ pub struct PlanStep {
 /// analysis with defaults, plus the oracle's extra variants.
 pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // analyses that run with defaults (those needing options get their steps below); those
-    // without an HTA counterpart (decode steps) only outside HTA mode
-    let mut plan: Vec<PlanStep> = ANALYSES.iter().filter(|a| a.name != "sequences" && !(ctx.hta && a.hta_api.is_empty())).map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None }).collect();
+    // without an HTA counterpart (decode steps) only outside HTA mode; not `gpu_ops`, a table of
+    // every GPU operation of the trace unless given a time range
+    let mut plan: Vec<PlanStep> = ANALYSES
+        .iter()
+        .filter(|a| !["sequences", "gpu_ops"].contains(&a.name) && !(ctx.hta && a.hta_api.is_empty()))
+        .map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None })
+        .collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first
     // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {

@@ -438,6 +438,55 @@ test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and cha
   await page.close();
 });
 
+test('(o) the GPU ops tab is `kinetoscope extract`: a time range, its CSV byte for byte, its errors', async () => {
+  const dir = path.join(repoRoot, 'testdata', 'decode'), paddle = 'paddle-decode.json';
+  const page = await open();
+  await dropFile(page, path.join(dir, paddle));
+  await waitDone(page);
+  const all = cliAnalysis(dir, 'gpu_ops', [paddle]);
+  assert.equal(all.status, 0, all.stderr);
+  let panel = await openTab(page, 'gpu_ops');
+  assertPanelShows(panel, all.json, 'gpu_ops, no range: every GPU operation');
+  assert.deepEqual(panel.options, { range: '', keep_suffix: 'false' });
+  const rerun = async ({ range, keepSuffix = false }) => {
+    await page.fill('#panel-gpu_ops [data-opt="range"]', range);
+    await page.setChecked('#panel-gpu_ops [data-opt="keep_suffix"]', keepSuffix);
+    await page.click('#panel-gpu_ops button[type=submit]');
+    return waitPanel(page, 'gpu_ops');
+  };
+  for (const [range, keepSuffix, args] of [['50000,52450', false, []], ['50000,52450', true, ['--keep-suffix']]]) {
+    panel = await rerun({ range, keepSuffix });
+    const out = path.join(mkdtempSync(path.join(tmp, 'extract-')), 'out.csv');
+    const r = cliRun(dir, ['extract', paddle, out, range, ...args]);
+    assert.equal(r.status, 0, r.stderr);
+    const csv = readFileSync(out);
+    assert.equal(panel.tables[0].count, `${csv.toString().trim().split('\n').length - 1} rows`);
+    const got = await download(page, '#panel-gpu_ops [data-csv="extract"]');
+    assert.equal(got.name, 'extract.csv');
+    assert.ok(got.bytes.equals(csv), `range ${range} keep_suffix=${keepSuffix}: the CSV is what kinetoscope extract writes`);
+  }
+  await screenshot(page, 'o-gpu-ops');
+  const bad = cliRun(dir, ['extract', paddle, path.join(tmp, 'bad.csv'), '5,3']);
+  assert.equal(bad.status, 1);
+  panel = await rerun({ range: '5,3' });
+  assert.equal(panel.state, 'error');
+  assert.equal(`kinetoscope: ${panel.error}\n`, bad.stderr);
+  assertClean(page);
+  await page.close();
+
+  // a link opens the tab with its options: #tab=gpu_ops&range=…&keep_suffix=true
+  const linked = await open(`${server.url}#tab=gpu_ops&range=50000,52450&keep_suffix=true`);
+  await dropFile(linked, path.join(dir, paddle));
+  await waitDone(linked);
+  panel = await waitPanel(linked, 'gpu_ops');
+  assert.deepEqual(panel.options, { range: '50000,52450', keep_suffix: 'true' });
+  const want = cliAnalysis(dir, 'gpu_ops', [paddle, '--range', '50000,52450', '--keep-suffix']);
+  assert.equal(want.status, 0, want.stderr);
+  assertPanelShows(panel, want.json, 'gpu_ops opened by a link');
+  assertClean(linked);
+  await linked.close();
+});
+
 /** The decode panel's CSVs: decode_op_averages is byte for byte `kinetoscope stats IN OUT.csv STATS_ARGS…`,
  * and every table's CSV is the file `kinetoscope decode IN --out DIR DECODE_ARGS…` writes. */
 async function assertDecodeCsvs(page, dir, file, statsArgs, decodeArgs, what) {
