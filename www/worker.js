@@ -197,7 +197,7 @@ async function readSplit(s, file, pool, blockBytes, progress) {
   return jobs;
 }
 
-// Helper workers (this script again), each parsing one block at a time; blocks wait in a queue.
+// Helper workers (this script again), each given up to PER_HELPER jobs at a time; the others wait in a queue.
 async function startHelpers(module) {
   const type = typeof wasm_bindgen === 'undefined' ? 'module' : 'classic'; // the single-file build is classic
   const helpers = [];
