@@ -2,15 +2,19 @@
 //! tiers (V8: Liftoff at once, TurboFan for the functions that turn out hot), so the first
 //! megabytes of the first trace would run the slower code. The page's standby worker calls
 //! [`warm_up`] while the page waits for a file: it reads a generated trace the way a large file
-//! is read (range jobs parsed, merged, assembled, the overview computed), so the reader's hot
-//! functions are optimised by the time a real trace arrives. The compiled module is shared by
-//! every worker of the page, and so is its optimised code.
+//! is read (range jobs parsed, merged, assembled, the overview computed) and runs the decode-step
+//! analyses on it, so the hot functions are optimised by the time a real trace arrives. V8 does
+//! not replace a running function's code, so a loop over a large trace's events that starts in
+//! first-tier code would stay there. The compiled module is shared by every worker of the page,
+//! and so is its optimised code.
 
+use super::Workspace;
 use crate::analysis::overview::overview;
 use crate::read::{assemble, job_range, parse_range, FileReader};
 
-/// Reads a generated trace of about `bytes` bytes (Kineto and PaddlePaddle events, metadata)
-/// through the split reader and computes its overview; returns the number of events read.
+/// Reads a generated trace of about `bytes` bytes (Kineto and PaddlePaddle events, metadata,
+/// profiler steps) through the split reader, computes its overview and runs the `decode` and
+/// `gpu_ops` analyses; returns the number of events read.
 pub fn warm_up(bytes: usize) -> Result<u64, String> {
     let doc = generated_trace(bytes);
     let mut r = FileReader::new_ranges("warm-up.json", doc.len() as u64, 64 << 10);
@@ -28,11 +32,18 @@ pub fn warm_up(bytes: usize) -> Result<u64, String> {
     }
     r.end_input().map_err(|e| e.to_string())?;
     let trace = assemble(vec![r.finish().map_err(|e| e.to_string())?]);
-    Ok(overview(&trace).events)
+    let events = overview(&trace).events;
+    let mut w = Workspace::new(trace);
+    for analysis in ["decode", "gpu_ops"] {
+        w.run_json(analysis, "{}", "", false).map_err(|e| e.0)?;
+    }
+    Ok(events)
 }
 
 /// A trace document of about `bytes` bytes: groups of a Kineto CPU op, runtime call and kernel,
-/// and of a PaddlePaddle operator and kernel (timing suffixes, string times, string tids).
+/// and of a PaddlePaddle operator and kernel (timing suffixes, string times, string tids), in
+/// PaddlePaddle profiler steps of 20 groups (200 µs) whose first kernel is the default start
+/// kernel of the decode analysis.
 fn generated_trace(bytes: usize) -> Vec<u8> {
     let mut doc = String::with_capacity(bytes + 4096);
     doc.push_str("{\"schemaVersion\": 1, \"traceEvents\": [\n");
@@ -40,6 +51,18 @@ fn generated_trace(bytes: usize) -> Vec<u8> {
     let mut i = 0u64;
     while doc.len() < bytes {
         let ts = 1_000_000 + i * 10;
+        if i % 20 == 0 {
+            let step = i / 20;
+            doc.push_str(&format!(
+                r#",
+  {{"name": "ProfileStep#{step}[0.200 ms]", "pid": 13006, "tid": "13006(Python)", "ts": {ts}, "dur": 199.999, "ph": "X", "cat": "ProfileStep", "args": {{"start_time": "{}.000 us", "end_time": "{}.999 us"}}}},
+  {{"name": "recover_decode_task[0.500 us]", "pid": 0, "tid": "7", "ts": {ts}, "dur": 0.5, "ph": "X", "cat": "Kernel", "args": {{"start_time": "{}.100 us", "end_time": "{}.600 us"}}}}"#,
+                ts - 1_000_000,
+                ts - 1_000_000 + 199,
+                ts - 1_000_000,
+                ts - 1_000_000,
+            ));
+        }
         doc.push_str(&format!(
             r#",
   {{"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": {ts}, "dur": 5.5, "args": {{"External id": {i}, "Sequence number": {i}, "Input Dims": [[8, 8], [8, 8]]}}}},
@@ -69,9 +92,16 @@ mod tests {
 
     #[test]
     fn warm_up_reads_every_generated_event() {
-        // 1 metadata event + 5 per group
+        // 1 metadata event + 5 per group + 2 per step (20 groups)
         let groups = generated_trace(200_000).split(|&c| c == b'\n').filter(|l| l.windows(8).any(|w| w == b"aten::mm")).count() as u64;
         assert!(groups > 100);
-        assert_eq!(warm_up(200_000), Ok(1 + 5 * groups));
+        assert_eq!(warm_up(200_000), Ok(1 + 5 * groups + 2 * groups.div_ceil(20)));
+    }
+
+    #[test]
+    fn the_generated_trace_has_decode_steps() {
+        let mut w = Workspace::new(assemble(vec![crate::read::read_bytes("t.json", &generated_trace(200_000), 1 << 20).expect("reads")]));
+        let json = w.run_json("decode", "{}", "", false).expect("decode runs");
+        assert!(json.contains("decode steps averaged"), "{json}");
     }
 }
