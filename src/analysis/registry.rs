@@ -321,7 +321,7 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // every GPU operation of the trace unless given a time range
     let mut plan: Vec<PlanStep> = ANALYSES
         .iter()
-        .filter(|a| !["sequences", "gpu_ops"].contains(&a.name) && !(ctx.hta && a.hta_api.is_empty()))
+        .filter(|a| !(["sequences", "gpu_ops"].contains(&a.name) || ctx.hta && a.hta_api.is_empty()))
         .map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None })
         .collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first

@@ -51,7 +51,7 @@ fn generated_trace(bytes: usize) -> Vec<u8> {
     let mut i = 0u64;
     while doc.len() < bytes {
         let ts = 1_000_000 + i * 10;
-        if i % 20 == 0 {
+        if i.is_multiple_of(20) {
             let step = i / 20;
             doc.push_str(&format!(
                 r#",
