@@ -25,7 +25,6 @@
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
 const sessions = {}; // slot -> wasm Session, once its files are read
 let prepared = null; // after {type:'prepare'}: resolves to the helpers (or null), the wasm instance ready
-let parseAsked = false; // a parse came: a warm-up still under way stops
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
 
 const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e));
@@ -36,14 +35,11 @@ const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so wh
 const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
 const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
 const PER_HELPER = 2;
-const WARM_UP_BYTES = 2 << 20, WARM_UP_ROUNDS = 4;
+const WARM_UP_BYTES = 2 << 20;
 
 self.onmessage = ({ data }) => {
   if (data.type === 'prepare') (prepared = prepare(data)).then(() => self.postMessage({ type: 'prepared' }), () => {});
-  else if (data.type === 'parse') {
-    parseAsked = true;
-    parse(data);
-  }
+  else if (data.type === 'parse') parse(data);
   else if (data.type === 'helper') helperInit(data.module);
   else if (data.type === 'block') parseBlock(data);
   else if (data.type === 'range') parseRange(data);
@@ -121,18 +117,15 @@ async function parse({ module, files, slot = 'trace', split }) {
 // A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the
 // reader's compiled code optimised by reading a generated trace (Rust `page::warm_up`), so that the first trace does
 // not run the browser's first-tier code.
-// The warm-up goes in rounds, each a task of its own, so that a file dropped meanwhile waits for one round at most.
 async function prepare({ module, warm }) {
   await init({ module_or_path: module });
   const pool = startHelpers(module);
-  for (let round = 0; warm && round < WARM_UP_ROUNDS && !parseAsked; round++) {
+  if (warm) {
     try {
-      wasm.warm_up(WARM_UP_BYTES / WARM_UP_ROUNDS);
+      wasm.warm_up(WARM_UP_BYTES);
     } catch (e) {
       console.warn('warm-up failed:', e);
-      break;
     }
-    await new Promise((next) => setTimeout(next));
   }
   return pool;
 }
