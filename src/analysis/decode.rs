@@ -88,10 +88,16 @@ pub struct GpuOp {
 
 /// Paddle's exact `args` times of row `e` when it has both, else `ts` and `ts + dur`.
 fn times(r: &RankTrace, e: EventId) -> (i64, i64) {
-    let ev = &r.events;
-    match (ev.int_arg(e, IntArg::PaddleStartNs), ev.int_arg(e, IntArg::PaddleEndNs)) {
+    let args = &r.events.int_args;
+    times_from(r, e, &args[args.partition_point(|a| a.0 < e)..])
+}
+
+/// [`times`], given the sparse args from row `e`'s first one on.
+fn times_from(r: &RankTrace, e: EventId, args: &[(EventId, IntArg, i64)]) -> (i64, i64) {
+    let arg = |which| args.iter().take_while(|a| a.0 == e).find(|a| a.1 == which).map(|a| a.2);
+    match (arg(IntArg::PaddleStartNs), arg(IntArg::PaddleEndNs)) {
         (Some(s), Some(t)) => (s, t),
-        _ => (ev.ts[e as usize], ev.end(e)),
+        _ => (r.events.ts[e as usize], r.events.end(e)),
     }
 }
 
@@ -112,18 +118,7 @@ pub fn gpu_ops(r: &RankTrace) -> Vec<GpuOp> {
         while args.get(k).is_some_and(|a| a.0 < id) {
             k += 1;
         }
-        let (mut start, mut end) = (None, None);
-        for a in args[k..].iter().take_while(|a| a.0 == id) {
-            match a.1 {
-                IntArg::PaddleStartNs => start = start.or(Some(a.2)),
-                IntArg::PaddleEndNs => end = end.or(Some(a.2)),
-                _ => {}
-            }
-        }
-        let (start, end) = match (start, end) {
-            (Some(s), Some(t)) => (s, t),
-            _ => (ev.ts[e], ev.end(id)),
-        };
+        let (start, end) = times_from(r, id, &args[k..]);
         ops.push(GpuOp { event: id, start, end });
     }
     ops.sort_by_key(|o| o.start);

@@ -223,10 +223,15 @@ impl Splitter {
         for k in 0..n {
             let first = if k == 0 { FIRST } else { 0 };
             let last = if k + 1 == n { LAST } else { 0 };
-            self.ready.push(range_job(k as u32, first | last | obj, k * target, ((k + 1) * target).min(size)));
+            self.ready.push(range_job(k as u32, first | last | obj, k * target, self.range_end(k as u32, size)));
         }
         self.next_seq = n as u32;
         self.ended = true;
+    }
+
+    /// Where range job `k` of a file of `size` bytes ends.
+    fn range_end(&self, k: u32, size: u64) -> u64 {
+        (u64::from(k) + 1).saturating_mul(self.target as u64).min(size)
     }
 
     fn close(&mut self, cut: usize, extra: u8, end_warnings: &[(WarningKind, u64, String)]) {
@@ -291,7 +296,7 @@ impl Splitter {
                     // a worker reads and parses again from that end through this block's range
                     let mut d = Dec { b: &result, i: 4 };
                     let this = d.u8()?;
-                    let end = (u64::from(self.next_merge) + 1).saturating_mul(self.target as u64).min(self.ranges.unwrap_or(0));
+                    let end = self.range_end(self.next_merge, self.ranges.unwrap_or(0));
                     self.ready.push(range_job(self.next_merge, flags & (FIRST | IN_OBJECT) | EXACT | this & LAST, start, end));
                     return Ok(());
                 }
@@ -421,6 +426,9 @@ pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result
         }
     };
     let (stop, last) = if h.flags & LAST != 0 {
+        if !at_eof {
+            return Ok(None);
+        }
         (bytes.len(), true)
     } else {
         // from the job's end, not from `begin`: when the start's cut lies past the end, the
@@ -432,9 +440,6 @@ pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result
             None => return Ok(None),
         }
     };
-    if h.flags & LAST != 0 && !at_eof {
-        return Ok(None);
-    }
     if begin == bytes.len() && h.flags & (FIRST | EXACT) == 0 {
         // no cut after the start: the block before ran to the end of the file; nothing here
         return Ok(Some(void_result(h.seq, h.flags, h.base + begin as u64)));
