@@ -14,6 +14,9 @@ const platform = globalThis.kinetoscopePlatform ?? {
   async compile() {
     const r = await fetch(new URL('pkg/kinetoscope_bg.wasm', import.meta.url));
     if (!r.ok) throw new Error(`could not load pkg/kinetoscope_bg.wasm: HTTP ${r.status}`);
+    // Streaming compiles while the bytes arrive, and lets the browser keep the optimised code for the next visit
+    // (V8's wasm code cache); it needs the server to say application/wasm.
+    if (WebAssembly.compileStreaming && r.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm') return WebAssembly.compileStreaming(r);
     return WebAssembly.compile(await r.arrayBuffer());
   },
   async glue() {
@@ -44,20 +47,20 @@ const mainWasm = wasmModule.then(async (module) => {
 });
 mainWasm.then((mod) => {
   if (typeof mod.version === 'function') $('version').textContent = `kinetoscope ${mod.version()}`;
-  prepareStandby(true);
 }, (e) => showError(`Could not load the WebAssembly module: ${message(e)}`));
 
 // A worker made ready while the page waits for files (worker.js prepare()): its wasm instance and parse helpers
 // started and, the first time, the reader's compiled code warmed up, so a dropped trace starts at full speed.
+// The first one is started at once: its script loads while the module compiles, and it is told to prepare as soon
+// as the module is there (before a file chosen meanwhile is posted to it: reactions run in order).
 let standby = null;
-async function prepareStandby(warm) {
-  if (standby) return;
-  const module = await wasmModule;
+function prepareStandby(warm) {
   if (standby) return;
   const w = (standby = platform.worker());
   w.onmessage = ({ data }) => { if (data.type === 'prepared' && standby === w) document.body.dataset.standby = 'ready'; };
-  w.postMessage({ type: 'prepare', module, warm });
+  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm }), () => {});
 }
+prepareStandby(true);
 /** A worker for a new job: the standby one if there is one (the next is prepared once nothing is being read). */
 function takeWorker() {
   const w = standby ?? platform.worker();

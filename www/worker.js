@@ -25,6 +25,7 @@
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
 const sessions = {}; // slot -> wasm Session, once its files are read
 let prepared = null; // after {type:'prepare'}: resolves to the helpers (or null), the wasm instance ready
+let fileWaiting = false; // a parse has come: a prepare still under way skips its warm-up
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
 
 const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e));
@@ -35,11 +36,14 @@ const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so wh
 const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
 const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
 const PER_HELPER = 2;
-const WARM_UP_BYTES = 2 << 20;
+const WARM_UP_BYTES = 256 << 10, WARM_UP_ROUNDS = 8; // 2 MB of generated trace in all
 
 self.onmessage = ({ data }) => {
   if (data.type === 'prepare') (prepared = prepare(data)).then(() => self.postMessage({ type: 'prepared' }), () => {});
-  else if (data.type === 'parse') parse(data);
+  else if (data.type === 'parse') {
+    fileWaiting = true;
+    parse(data);
+  }
   else if (data.type === 'helper') helperInit(data.module);
   else if (data.type === 'block') parseBlock(data);
   else if (data.type === 'range') parseRange(data);
@@ -116,15 +120,20 @@ async function parse({ module, files, slot = 'trace', split }) {
 
 // A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the
 // reader's compiled code optimised by reading a generated trace (Rust `page::warm_up`), so that the first trace does
-// not run the browser's first-tier code.
+// not run the browser's first-tier code. The helpers come first: this worker's event loop loads their scripts, so
+// the warm-up would hold them back. The warm-up runs in short rounds and stops when a file comes, so that the file
+// waits for one round at most (its own jobs make the code hot from there).
 async function prepare({ module, warm }) {
   await init({ module_or_path: module });
-  const pool = startHelpers(module);
-  if (warm) {
+  const pool = await startHelpers(module);
+  for (let round = 0; warm && round < WARM_UP_ROUNDS; round++) {
+    await new Promise((later) => setTimeout(later, 0)); // lets a waiting parse message in
+    if (fileWaiting) break;
     try {
       wasm.warm_up(WARM_UP_BYTES);
     } catch (e) {
       console.warn('warm-up failed:', e);
+      break;
     }
   }
   return pool;
