@@ -4,6 +4,7 @@
 // Usage: node scripts/bench/bench_browser.mjs [FILE] [--mb 500] [--runs 3] [--timeout 900]
 //                                             [--events N] [--dist DIR] [--no-coi]
 //                                             [--tab NAME] [--range START,END] [--settle MS] [--no-native]
+//                                             [--browser-idle MS]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh)
 //   --events   event count the page must show in #summary (default: FILE.events written by
@@ -18,6 +19,10 @@
 //   --settle MS  wait MS milliseconds after the page has loaded before choosing the file (default 0: at
 //              once). A user needs a moment to drop a file; meanwhile the page prepares its standby
 //              worker (helpers started, the reader's compiled code warmed up). Both are worth reporting.
+//   --browser-idle MS  before the page is opened, the fresh browser shows about:blank for MS milliseconds
+//              (default 2000). A user's browser is already running when a file is dropped; a browser
+//              that has just started is still busy starting for about a second (on 2 cores the page
+//              took 0.2-0.3 s longer with 0).
 //   --range    with --tab gpu_ops: the time range (START,END in µs) the tab is opened with
 //              (#tab=gpu_ops&range=START,END)
 //   --no-native  with --tab decode or gpu_ops, do not time the native command. By default it runs
@@ -25,7 +30,7 @@
 //              for decode, `kinetoscope extract FILE OUT.csv RANGE` for gpu_ops; the tab's CSV
 //              download (decode_op_averages, extract) is compared with the file it writes
 //
-// Per run: a fresh headless Chromium (/usr/bin/chromium via playwright-core) opens the page
+// Per run: a fresh headless Chromium (/usr/bin/chromium via playwright-core) opens about:blank, then (after --browser-idle) the page
 // served by a tiny static server, the file is set on #file with page.setInputFiles, and the
 // time from the input's `change` event to the moment #summary shows the event count is taken
 // inside the page (MutationObserver + performance.now()). Also recorded: wall time seen from
@@ -48,7 +53,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null, browserIdle: 2000 };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -62,6 +67,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--tab') opts.tab = argv[++i];
   else if (a === '--no-native') opts.native = false;
   else if (a === '--settle') opts.settle = parseFloat(argv[++i]);
+  else if (a === '--browser-idle') opts.browserIdle = parseFloat(argv[++i]);
   else if (a === '--range') opts.range = argv[++i];
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
@@ -177,6 +183,10 @@ async function runOnce(url, run) {
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
     const linked = opts.tab ? `#tab=${encodeURIComponent(opts.tab)}${opts.range ? `&range=${encodeURIComponent(opts.range)}` : ''}` : '';
+    if (opts.browserIdle > 0) {
+      await page.goto('about:blank');
+      await page.waitForTimeout(opts.browserIdle);
+    }
     await page.goto(`${url}${linked}`, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
     if (opts.settle > 0) await page.waitForTimeout(opts.settle);
@@ -345,7 +355,7 @@ const mb = jsonBytes / 1e6;
 const lines = [];
 lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : ''} (${new Date().toISOString()})`, '');
 lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; file ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
-lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}`);
+lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}; the browser had been running ${opts.browserIdle} ms before the page was opened (--browser-idle)`);
 if (opts.tab) {
   lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}${opts.range ? `&range=${opts.range}` : ", default options"}) has drawn its tables and charts and the next frame is painted; ` +
              `"analysis ms" is the worker's run_analysis time shown in the panel`);
