@@ -14,8 +14,8 @@ const platform = globalThis.kinetoscopePlatform ?? {
   async compile() {
     const r = await fetch(new URL('pkg/kinetoscope_bg.wasm', import.meta.url));
     if (!r.ok) throw new Error(`could not load pkg/kinetoscope_bg.wasm: HTTP ${r.status}`);
-    // Streaming compiles while the bytes arrive, and lets the browser keep the optimised code for the next visit
-    // (V8's wasm code cache); it needs the server to say application/wasm.
+    // Streaming compiles while the bytes arrive, and is what Chrome's wasm code cache needs to keep compiled code
+    // between visits; it needs the server to say application/wasm.
     if (WebAssembly.compileStreaming && r.headers.get('Content-Type')?.split(';')[0].trim() === 'application/wasm') return WebAssembly.compileStreaming(r);
     return WebAssembly.compile(await r.arrayBuffer());
   },
