@@ -151,7 +151,9 @@ fn errors_name_what_was_found() {
         e
     );
     let e = run(&t, &[("prefill_ms", "5")]).unwrap_err();
-    eqnice!("no decode step: all 7 profiler steps are prefill (> 5 ms) or outside decode_ms; the shortest takes 9 ms", e);
+    eqnice!("no decode step: 7 of the 7 profiler steps are prefill (> 5.000 ms); the shortest takes 9.000 ms; set prefill_ms (--prefill-ms) above it to count such steps as decode steps", e);
+    let e = run(&t, &[("decode_ms", "1,2")]).unwrap_err();
+    eqnice!("no decode step: 2 of the 7 profiler steps are prefill (> 30.000 ms) and 5 outside decode_ms; the shortest takes 9.000 ms; set prefill_ms (--prefill-ms) or decode_ms (--decode-ms) to count such steps as decode steps", e);
     let e = run(&t, &[("decode_ms", "20,10")]).unwrap_err();
     eqnice!("decode_ms: 20 is more than 10 (expected LO,HI with LO ≤ HI)", e);
     let e = run(&t, &[("decode_ms", "abc")]).unwrap_err();

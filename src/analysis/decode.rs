@@ -416,6 +416,15 @@ fn step_windows(r: &RankTrace) -> Vec<(i32, i64, i64)> {
     w
 }
 
+/// `s` after a count other than 1.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// Tukey fences: `slow`/`fast` per value outside [Q1 − 1.5 IQR, Q3 + 1.5 IQR] (numpy's linear
 /// quartiles); nothing with fewer than 4 values.
 fn tukey(values: &[i64]) -> Vec<Option<&'static str>> {
@@ -524,18 +533,23 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     }
     if !out.steps.iter().any(|s| matches!(s.kind, StepKind::Decode | StepKind::NoStartKernel)) {
         let shortest = out.steps.iter().map(|s| s.end - s.start).min().unwrap_or(0);
+        let n = out.steps.len();
+        let prefill = out.steps.iter().filter(|s| s.kind == StepKind::Prefill).count();
+        let mut found = format!("{prefill} of the {n} profiler step{} {} prefill (> {:.3} ms)", plural(n), if prefill == 1 { "is" } else { "are" }, us(o.prefill_ns) / 1000.0);
+        if prefill < n {
+            found += &format!(" and {} outside decode_ms", n - prefill);
+        }
         return fail(format!(
-            "no decode step: all {} profiler steps are prefill (> {} ms) or outside decode_ms; the shortest takes {} ms",
-            out.steps.len(),
-            us(o.prefill_ns) / 1000.0,
-            us(shortest) / 1000.0
+            "no decode step: {found}; the shortest takes {:.3} ms; set prefill_ms (--prefill-ms){} to count such steps as decode steps",
+            us(shortest) / 1000.0,
+            if prefill < n { " or decode_ms (--decode-ms)" } else { " above it" }
         ));
     }
     if sequences.is_empty() {
         let k = o.start_kernel.as_deref().unwrap_or_default();
         let mut found: Vec<(String, usize)> = first_ops.into_iter().collect();
         found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        let listed: Vec<String> = found.iter().take(3).map(|(n, c)| format!("'{n}' ({c} step{})", if *c == 1 { "" } else { "s" })).collect();
+        let listed: Vec<String> = found.iter().take(3).map(|(n, c)| format!("'{n}' ({c} step{})", plural(*c))).collect();
         let decode = out.steps.iter().filter(|s| s.kind == StepKind::NoStartKernel).count();
         return fail(format!(
             "start kernel '{k}' is in none of the {decode} decode steps; {}; give the name of the kernel that begins a decode step, or none to measure from the step start",
@@ -762,12 +776,14 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
     let ms = |us: f64| format!("{:.3}", us / 1000.0);
     for r in ranks {
         let mut line = format!(
-            "rank {}: {} steps, {} prefill (> {} ms), {} decode steps averaged",
+            "rank {}: {} step{}, {} prefill (> {} ms), {} decode step{} averaged",
             r.rank,
             r.steps,
+            plural(r.steps),
             r.prefill,
             ms(us(o.prefill_ns)),
-            r.decode
+            r.decode,
+            plural(r.decode)
         );
         if !r.durations.is_empty() {
             line += &format!(" (avg {} ms, p50 {} ms, p90 {} ms)", ms(r.mean()), ms(quantile_sorted(&r.durations, 0.5)), ms(quantile_sorted(&r.durations, 0.9)));
