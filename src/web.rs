@@ -14,7 +14,8 @@
 //! further). Otherwise push the whole file, `end_input()`, and `take_block()` after each call
 //! gives blocks of content that helpers parse with `parse_block(name, block)`. Each result goes
 //! back with `add_partial(result, block)` (any order; no block for a range job), which may make
-//! a new job for `take_block()` (a block to parse again); then `end_file()`.
+//! a new job for `take_block()` (a block to parse again); a job for which `job_to_end(job)` is
+//! true is streamed through a `JobStream` instead (see there). Then `end_file()`.
 //! Diff mode: one worker holds two sessions (control and test) and calls `diff(control, test,
 //! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
 //! as both. `diff_options()` lists the Diff form's options.
@@ -94,6 +95,42 @@ pub fn job_range(job: &[u8]) -> Option<Vec<f64>> {
 #[wasm_bindgen]
 pub fn parse_range(name: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, JsValue> {
     crate::read::parse_range(name, job, bytes, at_eof).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
+}
+
+/// A range job that reads from a known start to the end of the file (`job_to_end`): it parses
+/// again a stretch whose cuts were bad guesses, perhaps long, so the worker streams its bytes
+/// instead of reading them whole: `new JobStream(name, job)`, `push(chunk)`… (the file's bytes
+/// from the job's start, in order), `finish()` → the partial rank for `add_partial`.
+#[wasm_bindgen]
+pub fn job_to_end(job: &[u8]) -> bool {
+    crate::read::job_to_end(job)
+}
+
+/// The parse of a range job that runs to the end of the file, fed in pieces (see `job_to_end`).
+#[wasm_bindgen]
+pub struct JobStream {
+    name: String,
+    parse: crate::read::BlockParse,
+}
+
+#[wasm_bindgen]
+impl JobStream {
+    /// For the job `job` of the file `name`; an error for any other kind of job.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, job: &[u8]) -> Result<JobStream, JsValue> {
+        let parse = crate::read::BlockParse::for_job(job).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))?;
+        Ok(JobStream { name: name.to_string(), parse })
+    }
+
+    /// The next bytes of the file, from the job's start on.
+    pub fn push(&mut self, chunk: &[u8]) {
+        self.parse.push(&self.name, chunk);
+    }
+
+    /// After the file's last byte: the partial rank for `add_partial`.
+    pub fn finish(self) -> Vec<u8> {
+        self.parse.finish(&self.name)
+    }
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {

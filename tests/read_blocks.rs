@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use kinetoscope::read::{job_range, parse_block, parse_range, read_bytes, FileReader};
+use kinetoscope::read::{job_range, job_to_end, parse_block, parse_range, read_bytes, BlockParse, FileReader};
 use kinetoscope::{RankTrace, ReadError};
 
 use crate::util;
@@ -25,6 +25,12 @@ enum Split {
 /// parsed by [`parse_block`] / [`parse_range`], their results handed back in reverse order
 /// within each batch, until no job is left (a block parsed again is a new job).
 fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split) -> Result<RankTrace, ReadError> {
+    read_split_counted(name, bytes, chunk, block, split).map(|(rank, _)| rank)
+}
+
+/// [`read_split`], also returning how many content bytes were parsed in all: by the workers
+/// (every byte a job or block was given, each time) and again by the reader itself.
+fn read_split_counted(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split) -> Result<(RankTrace, u64), ReadError> {
     let mut r = match split {
         Split::Content => FileReader::new_split(name, Some(bytes.len() as u64), block),
         Split::Ranges { .. } => FileReader::new_ranges(name, bytes.len() as u64, block),
@@ -33,7 +39,8 @@ fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split
         Split::Ranges { margin } => margin,
         Split::Content => 1,
     };
-    let run = |r: &mut FileReader| -> Result<(), ReadError> {
+    let mut work = 0u64;
+    let mut run = |r: &mut FileReader| -> Result<(), ReadError> {
         loop {
             let jobs = r.take_blocks();
             if jobs.is_empty() {
@@ -42,8 +49,11 @@ fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split
             let mut parsed: Vec<(Vec<u8>, Option<Vec<u8>>)> = jobs
                 .into_iter()
                 .map(|b| match job_range(&b) {
-                    Some(range) => (parse_job(name, &b, range, bytes, margin), None),
-                    None => (parse_block(name, &b).expect("block parses"), Some(b)),
+                    Some(range) => (parse_job(name, &b, range, bytes, margin, &mut work), None),
+                    None => {
+                        work += b.len() as u64;
+                        (parse_block(name, &b).expect("block parses"), Some(b))
+                    }
                 })
                 .collect();
             parsed.reverse();
@@ -61,16 +71,27 @@ fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split
     }
     r.end_input()?;
     run(&mut r)?;
-    r.finish()
+    let again = r.bytes_reparsed();
+    Ok((r.finish()?, work + again))
 }
 
 /// What a helper worker does with a range job: reads from its start to `margin` past its end,
-/// further while [`parse_range`] asks for more.
-fn parse_job(name: &str, job: &[u8], (start, end): (u64, u64), bytes: &[u8], margin: usize) -> Vec<u8> {
+/// further while [`parse_range`] asks for more; a job to the end of the file is streamed
+/// through a [`BlockParse`] in pieces. Adds the bytes it parsed to `work`.
+fn parse_job(name: &str, job: &[u8], (start, end): (u64, u64), bytes: &[u8], margin: usize, work: &mut u64) -> Vec<u8> {
     let (start, end) = (start as usize, end as usize);
+    if job_to_end(job) {
+        let mut p = BlockParse::for_job(job).expect("a job to the end");
+        for piece in bytes[start..].chunks(margin.max(4093)) {
+            p.push(name, piece);
+        }
+        *work += (bytes.len() - start) as u64;
+        return p.finish(name);
+    }
     let mut stop = (end + margin).min(bytes.len());
     loop {
         if let Some(result) = parse_range(name, job, &bytes[start..stop], stop == bytes.len()).expect("job parses") {
+            *work += (stop - start) as u64; // a call that asks for more only looks for its cuts
             return result;
         }
         assert!(stop < bytes.len(), "parse_range asked for more bytes at the end of the file");
@@ -187,4 +208,29 @@ fn a_range_reader_needs_only_the_first_bytes_and_covers_the_file_with_jobs() {
     let mut r = FileReader::new_ranges("t.json.gz", gz.len() as u64, 40);
     r.push(&gz).unwrap();
     assert!(!r.reads_ranges());
+}
+
+#[test]
+fn long_stretches_without_events_are_parsed_again_once_not_once_per_block() {
+    // 100 KB of objects before the event array and after it: every cut there is a bad guess.
+    // Parsing the stretch again from its start with each next block would cost ~100 times
+    // the file here; the reader continues where it stopped, or a job reads to the end.
+    let objects = |n: usize| (0..n).map(|i| format!(r#"{{"id": {i}, "name": "device {i}"}}"#)).collect::<Vec<_>>().join(",");
+    let events = (0..2000).map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10)).collect::<Vec<_>>().join(",\n");
+    let docs = [
+        ("prefix", format!(r#"{{"deviceProperties": [{}], "traceEvents": [{events}]}}"#, objects(3000))),
+        ("suffix", format!(r#"{{"traceEvents": [{events}], "samples": [{}], "displayTimeUnit": "ns"}}"#, objects(3000))),
+        ("both", format!(r#"{{"deviceProperties": [{}], "traceEvents": [{events}], "samples": [{}]}}"#, objects(3000), objects(3000))),
+    ];
+    for (what, doc) in &docs {
+        let doc = doc.as_bytes();
+        let whole = read_bytes("t.json", doc, 1 << 20).expect("reads");
+        assert_eq!(whole.events.len(), 2000);
+        for split in [Split::Content, Split::Ranges { margin: 1 }, Split::Ranges { margin: 300 }] {
+            let (rank, work) = read_split_counted("t.json", doc, 4093, 2000, split).expect("reads");
+            assert_identical(&format!("{what}, {split:?}"), &whole, &rank);
+            let ratio = work as f64 / doc.len() as f64;
+            assert!(ratio < 4.0, "{what}, {split:?}: {work} bytes parsed for a {}-byte file ({ratio:.1}x)", doc.len());
+        }
+    }
 }

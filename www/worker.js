@@ -300,9 +300,17 @@ function parseBlock({ id, name, block }) {
 }
 
 // A range job: the file's bytes from `start` to RANGE_MARGIN past `end`, further while parse_range asks for more (the
-// block's last event runs past the range's end).
+// block's last event runs past the range's end). A job to the end of the file (a long stretch parsed again, see
+// Rust `read::blocks`) is streamed instead of read whole.
 async function parseRange({ id, file, job, start, end }) {
   try {
+    if (wasm.job_to_end(job)) {
+      const stream = new wasm.JobStream(file.name, job);
+      for await (const chunk of chunks(file.slice(start))) stream.push(chunk);
+      const partial = stream.finish();
+      self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
+      return;
+    }
     for (let stop = Math.min(file.size, end + RANGE_MARGIN); ; stop = Math.min(file.size, stop + Math.max(RANGE_MARGIN, stop - start))) {
       const bytes = new Uint8Array(await file.slice(start, stop).arrayBuffer());
       const partial = wasm.parse_range(file.name, job, bytes, stop === file.size);

@@ -20,8 +20,11 @@
 //!    events whose `B` was in an earlier block are closed. A block is used only if the one
 //!    before it ended cleanly, which makes its start a true element boundary; otherwise the cut
 //!    was a bad guess (a `},{` inside a string or a nested array) and the two blocks are parsed
-//!    again as one: here for content blocks, by a worker for range jobs (a new job from the
-//!    last clean end through the next block's range).
+//!    again as one: here for content blocks (the parse continues with each next block until it
+//!    ends cleanly, so each byte is parsed here at most once), by a worker for range jobs (a new
+//!    job from the last clean end through the next block's range; to the end of the file, as a
+//!    stream, when the event array has closed or that job failed too). A long stretch without
+//!    events thus costs about twice its size, not its size times its number of blocks.
 //!
 //! The result is the rank a sequential read gives, row for row, string id for string id, warning
 //! for warning (tested on every trace in `../shared` and `testdata/`, with blocks down to 1 byte).
@@ -30,8 +33,10 @@
 //! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64,
 //!   warnings (JSON, only on the last block: found at the end of the input before the scanner's
 //!   end), content`;
-//! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start), start u64, end u64`;
-//! * result: `seq u32, flags u8 (the job's), clean u8, start u64 (of the content parsed), error
+//! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start, 32 parses again),
+//!   start u64, end u64`;
+//! * result: `seq u32, flags u8 (the job's), clean u8 (0 no, 1 yes, 2 no and past the event
+//!   array), start u64 (of the content parsed), error
 //!   (JSON, empty if none), elements u32, shape u8, meta (JSON)`, then the partial rank
 //!   ([`encode_partial`]).
 
@@ -54,6 +59,16 @@ const IN_OBJECT: u8 = 4;
 const RANGE: u8 = 8;
 /// A range job whose start is a known element boundary (no cut to search at the start).
 const EXACT: u8 = 16;
+/// A range job that parses again what a block whose end was a bad guess left: its result takes
+/// the place of the next block's own.
+const REDO: u8 = 32;
+
+/// A result's `clean` byte: the block ended right after an element of the event array (or had
+/// an error, or ended the file); ended elsewhere inside it; ended after the event array had
+/// closed, where no more events can come.
+const CLEAN: u8 = 1;
+const UNCLEAN: u8 = 0;
+const PAST_EVENTS: u8 = 2;
 
 /// Bytes after the target size searched for a cut before waiting for more input.
 const WINDOW: usize = 256 << 10;
@@ -132,8 +147,13 @@ pub(super) struct Splitter {
     /// Results that came before their turn: (result, block), by block number.
     waiting: BTreeMap<u32, (Vec<u8>, Option<Vec<u8>>)>,
     next_merge: u32,
-    /// The blocks since the last clean end, to parse again with the next one.
+    /// What the last used block left unfinished, to parse again with the next one.
     redo: Option<Redo>,
+    /// Range jobs from this one on are parsed by the job that reads to the end of the file:
+    /// their own results are dropped.
+    absorbed_from: Option<u32>,
+    /// Content bytes parsed again here (content blocks whose cut was a bad guess).
+    pub(super) reparsed: u64,
     /// Elements of the event array in the blocks merged so far.
     elements: u32,
     /// The document's shape, from the first block.
@@ -142,11 +162,14 @@ pub(super) struct Splitter {
     ended: bool,
 }
 
-/// What did not end after an element: a content block (its bytes), or where a range job's
-/// content began and its flags.
+/// What did not end after an element. Content blocks: the parse here of the blocks since the
+/// last clean end, continued with each next block until it ends cleanly (each byte is parsed
+/// here once). Range jobs: where the content began and its flags; the next job reads from there
+/// through the next block's range, or to the end of the file once that failed too or the event
+/// array has closed (a long stretch without events: no job reads it twice).
 enum Redo {
-    Block(Vec<u8>),
-    Range { start: u64, flags: u8 },
+    Live(Box<BlockParse>),
+    Range { start: u64, flags: u8, to_end: bool },
 }
 
 impl Splitter {
@@ -164,6 +187,8 @@ impl Splitter {
             waiting: BTreeMap::new(),
             next_merge: 0,
             redo: None,
+            absorbed_from: None,
+            reparsed: 0,
             elements: 0,
             shape: None,
             ended: false,
@@ -277,7 +302,11 @@ impl Splitter {
     }
 
     fn arrived_inner(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), Fail> {
-        let seq = Dec { b: &result, i: 0 }.u32()?;
+        let mut d = Dec { b: &result, i: 0 };
+        let seq = d.u32()?;
+        if d.u8()? & REDO == 0 && self.absorbed_from.is_some_and(|a| seq >= a) {
+            return Ok(()); // the job that reads to the end of the file parses these bytes
+        }
         if seq < self.next_merge || seq >= self.next_seq || self.waiting.contains_key(&seq) {
             return Err(Fail::Damaged(format!("a result for block {seq}, not expected")));
         }
@@ -285,19 +314,34 @@ impl Splitter {
         while let Some((result, block)) = self.waiting.remove(&self.next_merge) {
             let (result, block) = match self.redo.take() {
                 None => (result, block),
-                Some(Redo::Block(before)) => {
-                    // the blocks since the last clean end, parsed again as one from that end
+                Some(Redo::Live(mut live)) => {
+                    // this block's content continues the parse of the blocks since the last clean end
                     let b = block.ok_or_else(|| Fail::Damaged("a content block's result without its block".into()))?;
-                    let (a, b) = (header(&before)?, header(&b)?);
-                    let joined = block_bytes(b.seq, a.flags & (FIRST | IN_OBJECT) | b.flags & LAST, a.base, &b.end_warnings, &[a.content, b.content]);
-                    (parse_block(file, &joined)?, Some(joined))
+                    let b = header(&b)?;
+                    live.push(file, b.content);
+                    self.reparsed += b.content.len() as u64;
+                    let last = b.flags & LAST != 0;
+                    if !last && !live.at_element_end() {
+                        self.redo = Some(Redo::Live(live));
+                        self.next_merge += 1;
+                        continue;
+                    }
+                    live.seq = b.seq;
+                    live.flags |= b.flags & LAST;
+                    (live.result(file, last, &b.end_warnings), None)
                 }
-                Some(Redo::Range { start, flags }) => {
+                Some(Redo::Range { start, flags, to_end }) => {
                     // a worker reads and parses again from that end through this block's range
-                    let mut d = Dec { b: &result, i: 4 };
-                    let this = d.u8()?;
-                    let end = self.range_end(self.next_merge, self.ranges.unwrap_or(0));
-                    self.ready.push(range_job(self.next_merge, flags & (FIRST | IN_OBJECT) | EXACT | this & LAST, start, end));
+                    // (or to the end of the file), in a job that takes this block's place
+                    let this = Dec { b: &result, i: 4 }.u8()?;
+                    let size = self.ranges.unwrap_or(0);
+                    let (end, last) = if to_end { (size, LAST) } else { (self.range_end(self.next_merge, size), this & LAST) };
+                    self.ready.push(range_job(self.next_merge, flags & (FIRST | IN_OBJECT) | EXACT | REDO | last, start, end));
+                    if to_end {
+                        let keep = self.next_merge;
+                        self.absorbed_from = Some(keep + 1);
+                        self.waiting.retain(|&s, _| s <= keep);
+                    }
                     return Ok(());
                 }
             };
@@ -306,10 +350,16 @@ impl Splitter {
             let flags = d.u8()?;
             let clean = d.u8()?;
             let start = d.u64()?;
-            if clean == 0 {
+            if clean != CLEAN {
                 self.redo = Some(match block {
-                    Some(b) => Redo::Block(b),
-                    None => Redo::Range { start, flags },
+                    Some(b) => {
+                        let h = header(&b)?;
+                        let mut live = BlockParse::new(h.seq, h.flags, h.base, h.content.len());
+                        live.push(file, h.content);
+                        self.reparsed += h.content.len() as u64;
+                        Redo::Live(Box::new(live))
+                    }
+                    None => Redo::Range { start, flags, to_end: clean == PAST_EVENTS || flags & REDO != 0 },
                 });
                 continue;
             }
@@ -327,6 +377,11 @@ impl Splitter {
             merge_meta(&mut rank.meta, meta);
             merge(rank, st, file, &result[d.i..], self.elements)?;
             self.elements += elements;
+            if flags & LAST != 0 {
+                // a job that read to the end of the file: the blocks after it were in it
+                self.next_merge = self.next_seq;
+                self.waiting.clear();
+            }
         }
         Ok(())
     }
@@ -449,7 +504,7 @@ pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result
 
 /// The result of a block with no content of its own.
 fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
-    let mut out = result_head(seq, flags, true, start, None);
+    let mut out = result_head(seq, flags, CLEAN, start, None);
     out.extend_from_slice(&0u32.to_le_bytes());
     out.push(0);
     put_bytes(&mut out, &serde_json::to_vec(&TraceMeta::default()).unwrap_or_default());
@@ -457,10 +512,10 @@ fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
     out
 }
 
-fn result_head(seq: u32, flags: u8, clean: bool, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
+fn result_head(seq: u32, flags: u8, clean: u8, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
     let mut out = seq.to_le_bytes().to_vec();
     out.push(flags);
-    out.push(u8::from(clean));
+    out.push(clean);
     out.extend_from_slice(&start.to_le_bytes());
     put_bytes(&mut out, &error.map(|e| serde_json::to_vec(e).unwrap_or_default()).unwrap_or_default());
     out
@@ -469,32 +524,95 @@ fn result_head(seq: u32, flags: u8, clean: bool, start: u64, error: Option<&(u64
 /// Parses `content` (starting at absolute offset `base`) as the block `h`; `last`: the content
 /// runs to the end of the file.
 fn parse_content(file: &str, h: &Header, base: u64, content: &[u8], last: bool) -> Vec<u8> {
-    let mut rank = RankTrace::default();
-    // as `FileReader::new` does: Kineto and Paddle write 240-340 bytes of JSON per event
-    rank.events.reserve(content.len() / 300);
-    let mut st = ChromeState { defer_ends: true, ..ChromeState::default() };
-    let mut scanner = if h.flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, h.flags & IN_OBJECT != 0) };
-    let mut error = None;
-    {
-        let mut sink = ChromeSink { st: &mut st, rank: &mut rank, file };
-        let mut r = scanner.push(content, &mut sink);
-        if r.is_ok() && last {
-            for (kind, offset, detail) in &h.end_warnings {
-                ScanSink::warn(&mut sink, *kind, *offset, detail.clone());
-            }
-            r = scanner.finish(&mut sink);
+    let mut p = BlockParse::new(h.seq, h.flags, base, content.len());
+    p.push(file, content);
+    p.result(file, last, &h.end_warnings)
+}
+
+/// The parse of one block, fed its content in pieces: as the first block from the start of the
+/// document, any other as if right after an element of the event array.
+pub struct BlockParse {
+    seq: u32,
+    flags: u8,
+    base: u64,
+    rank: RankTrace,
+    st: ChromeState,
+    scanner: Scanner,
+    error: Option<(u64, String, String)>,
+}
+
+impl BlockParse {
+    fn new(seq: u32, flags: u8, base: u64, size_hint: usize) -> BlockParse {
+        let mut rank = RankTrace::default();
+        // as `FileReader::new` does: Kineto and Paddle write 240-340 bytes of JSON per event
+        rank.events.reserve(size_hint / 300);
+        let scanner = if flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, flags & IN_OBJECT != 0) };
+        BlockParse { seq, flags, base, rank, st: ChromeState { defer_ends: true, ..ChromeState::default() }, scanner, error: None }
+    }
+
+    /// A range job that reads from its exact start to the end of the file ([`job_to_end`]),
+    /// to be fed the file's bytes from the job's start in pieces, then [`BlockParse::finish`]ed.
+    pub fn for_job(job: &[u8]) -> Result<BlockParse, String> {
+        let h = header(job)?;
+        if h.flags & RANGE == 0 || h.flags & (FIRST | EXACT) == 0 || h.flags & LAST == 0 {
+            return Err("not a range job that runs from a known start to the end of the file".into());
         }
-        if let Err(e) = r {
-            error = Some((e.offset, e.expected, e.found));
+        Ok(BlockParse::new(h.seq, h.flags, h.base, 0))
+    }
+
+    /// Parses the next piece of the block's content (nothing after an error).
+    pub fn push(&mut self, file: &str, content: &[u8]) {
+        if self.error.is_none() {
+            let mut sink = ChromeSink { st: &mut self.st, rank: &mut self.rank, file };
+            if let Err(e) = self.scanner.push(content, &mut sink) {
+                self.error = Some((e.offset, e.expected, e.found));
+            }
         }
     }
-    let clean = error.is_some() || last || scanner.at_element_end();
-    let mut out = result_head(h.seq, h.flags, clean, base, error.as_ref());
-    out.extend_from_slice(&scanner.elements().to_le_bytes());
-    out.push(SHAPES.iter().position(|&x| x == scanner.shape()).unwrap_or(0) as u8);
-    put_bytes(&mut out, &serde_json::to_vec(&rank.meta).unwrap_or_default());
-    encode_partial(&mut out, &rank, &st);
-    out
+
+    /// Whether the content so far ends right after an element of the event array (or had an
+    /// error): the next block can start there.
+    fn at_element_end(&self) -> bool {
+        self.error.is_some() || self.scanner.at_element_end()
+    }
+
+    /// The encoded result of a block that ran to the end of the file.
+    pub fn finish(self, file: &str) -> Vec<u8> {
+        self.result(file, true, &[])
+    }
+
+    /// The encoded result; `last`: the content ran to the end of the file (the document's end is
+    /// checked, after the warnings found at the end of the input).
+    fn result(mut self, file: &str, last: bool, end_warnings: &[(WarningKind, u64, String)]) -> Vec<u8> {
+        if last && self.error.is_none() {
+            let mut sink = ChromeSink { st: &mut self.st, rank: &mut self.rank, file };
+            for (kind, offset, detail) in end_warnings {
+                ScanSink::warn(&mut sink, *kind, *offset, detail.clone());
+            }
+            if let Err(e) = self.scanner.finish(&mut sink) {
+                self.error = Some((e.offset, e.expected, e.found));
+            }
+        }
+        let clean = if self.error.is_some() || last || self.scanner.at_element_end() {
+            CLEAN
+        } else if self.scanner.past_events() {
+            PAST_EVENTS
+        } else {
+            UNCLEAN
+        };
+        let mut out = result_head(self.seq, self.flags, clean, self.base, self.error.as_ref());
+        out.extend_from_slice(&self.scanner.elements().to_le_bytes());
+        out.push(SHAPES.iter().position(|&x| x == self.scanner.shape()).unwrap_or(0) as u8);
+        put_bytes(&mut out, &serde_json::to_vec(&self.rank.meta).unwrap_or_default());
+        encode_partial(&mut out, &self.rank, &self.st);
+        out
+    }
+}
+
+/// Whether a range job reads from a known start to the end of the file: one that parses again
+/// a stretch whose cuts were bad guesses (long, perhaps: see [`BlockParse::for_job`]).
+pub fn job_to_end(job: &[u8]) -> bool {
+    header(job).is_ok_and(|h| h.flags & RANGE != 0 && h.flags & (FIRST | EXACT) != 0 && h.flags & LAST != 0)
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {

@@ -24,7 +24,7 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
-pub use blocks::{job_range, parse_block, parse_range};
+pub use blocks::{job_range, job_to_end, parse_block, parse_range, BlockParse};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).
@@ -116,6 +116,15 @@ impl FileReader {
         match &mut self.stage {
             Stage::JsonSplit(js) => js.0.take_ready(),
             _ => Vec::new(),
+        }
+    }
+
+    /// Content bytes this reader parsed itself, again, because a block's cut was a bad guess
+    /// (split readers of content blocks; range jobs are parsed again by workers).
+    pub fn bytes_reparsed(&self) -> u64 {
+        match &self.stage {
+            Stage::JsonSplit(js) => js.0.reparsed,
+            _ => 0,
         }
     }
 

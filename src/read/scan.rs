@@ -195,6 +195,11 @@ impl Scanner {
         self.state == State::ArrayAfterElem && self.val.is_none() && self.carry.is_empty() && !self.ignoring
     }
 
+    /// Whether the event array has been read to its end (what follows holds no events).
+    pub fn past_events(&self) -> bool {
+        self.saw_events && !matches!(self.state, State::ArrayElem | State::ArrayAfterElem)
+    }
+
     /// Elements of the event array seen so far.
     pub fn elements(&self) -> u32 {
         self.element_index
