@@ -47,7 +47,7 @@ relu_k,20.0,20.0,0.0,0.0,1.0,1.0,20.0,20.0,unchanged
         "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs",
         r.notes[0]
     );
-    assert_eq!(r.notes[1], "times and calls are per step: control 1 steps, test 2 steps averaged");
+    assert_eq!(r.notes[1], "times and calls are per step: control 1 step, test 2 steps averaged");
 }
 
 /// HTA mode on the pair: the same classes in `ops_diff__all`, sorted by class then name.
@@ -173,7 +173,7 @@ fn steps_and_one_iteration() {
     // iteration 1 of each: one step, nothing averaged
     let r = diff(&c, &t, &DiffOptions { iteration: Some(1), by: By::Kernel, ..DiffOptions::default() });
     assert!(csv(&r, "diff_by_kernel").contains("\ngemm,100.0,200.0,100.0,100.0,1.0,1.0,100.0,200.0,unchanged\n"));
-    assert_eq!(r.notes[1], "times and calls are per step 1: control 1 steps, test 2 steps (one compared)");
+    assert_eq!(r.notes[1], "times and calls are per step 1: control 1 step, test 2 steps (one compared)");
     let (cs, ts) = (Side::new("control", &c, None).expect("c"), Side::new("test", &t, None).expect("t"));
     let e = report(&cs, &ts, &DiffOptions { iteration: Some(2), ..DiffOptions::default() }).unwrap_err();
     assert_eq!(e.0, "control: rank 0 has no complete step 2 (steps: 1)");
@@ -207,7 +207,7 @@ fn iterations_chosen_per_side() {
     let (c, t) = (read("control.json"), read("test.json"));
     let r = diff(&c, &t, &DiffOptions { by: By::Kernel, iteration: Some(1), test_iteration: Some(2), ..DiffOptions::default() });
     assert!(csv(&r, "diff_by_kernel").contains("\ngemm,100.0,200.0,100.0,100.0,1.0,1.0,100.0,200.0,unchanged\n"));
-    assert_eq!(r.notes[1], "times and calls are per step (control 1, test 2): control 1 steps, test 2 steps (one compared)");
+    assert_eq!(r.notes[1], "times and calls are per step (control 1, test 2): control 1 step, test 2 steps (one compared)");
     assert!(r.notes[0].starts_with("step time 1.000 → 0.800 ms (-20.0 %)"), "{}", r.notes[0]);
 
     // HTA: ops_summary__test of iteration 2 (its rows start at 800 µs), the summary names both

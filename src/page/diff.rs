@@ -233,7 +233,7 @@ mod tests {
         }
         let v = json(&diff_json(&c, &t, r#"{"iteration": "1", "device": "gpu", "short_names": true, "start_kernel": "none"}"#, "", "", false).unwrap());
         assert_eq!(v["params"]["iteration"], "1");
-        assert_eq!(v["notes"][1], "times and calls are per step 1: control 1 steps, test 2 steps (one compared)");
+        assert_eq!(v["notes"][1], "times and calls are per step 1: control 1 step, test 2 steps (one compared)");
         let names = column(&v["tables"][0], "name");
         assert!(names.as_array().unwrap().iter().all(|n| n != "aten::mm"), "device gpu leaves CPU operators out: {names}");
     }

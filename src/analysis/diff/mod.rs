@@ -599,7 +599,14 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
     };
     let has_steps = !c_steps.is_empty() && !t_steps.is_empty();
     report.notes.push(if has_steps {
-        format!("times and calls are per {per}: {cl} {} steps, {tl} {} steps{}", c_steps.len(), t_steps.len(), if o.iteration.is_some() { " (one compared)" } else { " averaged" })
+        format!(
+            "times and calls are per {per}: {cl} {} step{}, {tl} {} step{}{}",
+            c_steps.len(),
+            if c_steps.len() == 1 { "" } else { "s" },
+            t_steps.len(),
+            if t_steps.len() == 1 { "" } else { "s" },
+            if o.iteration.is_some() { " (one compared)" } else { " averaged" }
+        )
     } else {
         "a side has no complete ProfilerStep: times and calls are whole-trace totals".to_string()
     });
