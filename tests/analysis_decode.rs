@@ -82,6 +82,27 @@ fn paddle_and_kineto_give_the_same_statistics() {
     }
 }
 
+/// Without profiler steps (an inference server's trace), `step_name` makes the occurrences of an
+/// annotation the steps: the Kineto timeline above with `execute_model` for `ProfilerStep#N`
+/// gives the same tables (steps numbered 1-7); the nested `execute_model` inside the second
+/// one is not a step. Without the option, the error lists the annotations found.
+#[test]
+fn an_annotation_can_mark_the_steps() {
+    let t = read(&["kineto-annotated.json"]);
+    let e = run(&t, &[]).unwrap_err();
+    eqnice!(
+        "no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; found 28 events (18 GPU operations) and these user annotations, the most frequent first: 'execute_model' (8), 'sample' (2); give one as step_name (--step-name) to use its occurrences as steps",
+        e
+    );
+    let r = run(&t, &[("step_name", "execute_model")]).expect("runs");
+    eqnice!(AVERAGES, table(&r, "decode_op_averages"));
+    eqnice!(OP_STATS, table(&r, "decode_op_stats"));
+    eqnice!(STEPS, table(&r, "decode_steps"));
+    assert!(r.notes.contains(&"steps are the CPU-side events named 'execute_model', numbered from 1 in time order".to_string()), "{:?}", r.notes);
+    let e = run(&t, &[("step_name", "execute")]).unwrap_err();
+    assert!(e.starts_with("no step: no CPU-side complete event is named 'execute'; found 28 events"), "{e}");
+}
+
 /// `none`: every decode step (2, 3, 4, 5, 7) from its start, warmup_copy included.
 #[test]
 fn without_start_kernel_times_are_from_the_step_start() {
@@ -160,7 +181,7 @@ fn errors_name_what_was_found() {
     eqnice!("decode_ms: expected LO,HI in ms (e.g. 10,20), found 'abc'", e);
     let no_steps = kinetoscope::read::read_all(&[("k.json", &br#"[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"pid":0,"tid":7}]"#[..])]).expect("read");
     let e = run(&no_steps, &[]).unwrap_err();
-    eqnice!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events", e);
+    eqnice!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; found 1 event (1 GPU operation) and no user annotation to use as steps", e);
 }
 
 /// Two ranks: per rank, then pooled over both (rank 1's first MEMCPY_DtoH takes 400 µs).
@@ -278,6 +299,10 @@ fn stats_command_writes_the_csv() {
     for t in ["decode_op_averages", "decode_op_stats", "decode_steps", "decode_outlier_steps", "decode_ranks"] {
         assert!(dir.join(format!("{t}.csv")).is_file(), "{t}");
     }
+    // --step-name: an annotation marks the steps
+    let o = cli(&["stats", "kineto-annotated.json", out.to_str().expect("utf-8"), "--step-name", "execute_model"]);
+    assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
+    eqnice!(AVERAGES, std::fs::read_to_string(&out).expect("written"));
     // the output may not be the input
     let o = cli(&["stats", "paddle-decode.json", "paddle-decode.json"]);
     assert_eq!(o.status.code(), Some(1));

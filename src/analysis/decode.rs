@@ -39,6 +39,7 @@ pub const ANALYSIS: Analysis = Analysis {
         Opt { name: "prefill_ms", kind: OptKind::Float, default: "30", help: "Steps longer than this (ms) are prefill and left out" },
         Opt { name: "decode_ms", kind: OptKind::Str, default: "", help: "Only steps whose duration lies in LO,HI (ms, either side may be empty) are decode steps; empty: every step that is not prefill" },
         Opt { name: "keep_suffix", kind: OptKind::Bool, default: "false", help: "Keep the [12.3 us] timing suffix of operation names" },
+        Opt { name: "step_name", kind: OptKind::Str, default: "", help: "Use the CPU-side events with exactly this name (e.g. a user annotation such as execute_model) as the steps, numbered 1, 2, … in time order; empty: ProfilerStep#N / ProfileStep#N" },
     ],
     run,
 };
@@ -179,11 +180,13 @@ pub struct DecodeOptions {
     pub decode_ns: (Option<i64>, Option<i64>),
     /// Keep names' timing suffix.
     pub keep_suffix: bool,
+    /// Steps are the CPU-side events with this name (`None`: the profiler steps).
+    pub step_name: Option<String>,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { start_kernel: Some(DEFAULT_START_KERNEL.into()), prefill_ns: 30_000_000, decode_ns: (None, None), keep_suffix: false }
+        DecodeOptions { start_kernel: Some(DEFAULT_START_KERNEL.into()), prefill_ns: 30_000_000, decode_ns: (None, None), keep_suffix: false, step_name: None }
     }
 }
 
@@ -221,6 +224,7 @@ impl DecodeOptions {
             prefill_ns,
             decode_ns,
             keep_suffix: p.bool("keep_suffix"),
+            step_name: Some(p.str("step_name").trim()).filter(|n| !n.is_empty()).map(str::to_string),
         })
     }
 }
@@ -255,7 +259,7 @@ impl StepKind {
 pub struct StepStat {
     /// Rank.
     pub rank: u32,
-    /// N of `ProfileStep#N`.
+    /// N of `ProfileStep#N` (with `step_name`: the occurrence, from 1).
     pub number: i32,
     /// Start and end, ns.
     pub start: i64,
@@ -402,18 +406,66 @@ impl OpNames {
     }
 }
 
-/// Profiler steps of `r` as (number, start, end) in ns, by start: Paddle's exact `args` times
-/// when present.
-fn step_windows(r: &RankTrace) -> Vec<(i32, i64, i64)> {
-    let mut w: Vec<(i32, i64, i64)> = find_steps(r)
-        .into_iter()
-        .map(|s| {
-            let (start, end) = times(r, s.event);
-            (s.number, start, end)
-        })
-        .collect();
+/// Steps of `r` as (number, start, end) in ns, by start: Paddle's exact `args` times when
+/// present. The profiler steps, or with `step_name` the CPU-side complete events of that name,
+/// numbered from 1 in time order; one that starts before the previous one has ended (nested,
+/// or on another thread meanwhile) is not another step.
+fn step_windows(r: &RankTrace, step_name: Option<&str>) -> Vec<(i32, i64, i64)> {
+    let mut w: Vec<(i32, i64, i64)> = match step_name {
+        None => find_steps(r)
+            .into_iter()
+            .map(|s| {
+                let (start, end) = times(r, s.event);
+                (s.number, start, end)
+            })
+            .collect(),
+        Some(name) => {
+            let mut spans: Vec<(i64, i64)> = (0..r.events.len() as EventId).filter(|&e| cpu_span(r, e) && r.name(e) == name).map(|e| times(r, e)).collect();
+            spans.sort_unstable();
+            let mut steps: Vec<(i32, i64, i64)> = Vec::new();
+            for (start, end) in spans {
+                if steps.last().is_none_or(|&(_, _, prev_end)| start >= prev_end) {
+                    steps.push((steps.len() as i32 + 1, start, end));
+                }
+            }
+            steps
+        }
+    };
     w.sort_by_key(|&(n, s, _)| (s, n));
     w
+}
+
+/// A complete event on the CPU side (what can mark a step).
+fn cpu_span(r: &RankTrace, e: EventId) -> bool {
+    let (ev, e) = (&r.events, e as usize);
+    ev.phase[e] == Phase::Complete && !ev.kind[e].is_device() && ev.kind[e] != Kind::GpuUserAnnotation
+}
+
+/// What a trace without steps has instead: its events, GPU operations and most frequent user
+/// annotations (the usual step markers of inference servers), over the selected ranks.
+fn found_instead(trace: &Trace, selected: &[usize]) -> String {
+    let (mut events, mut gpu) = (0usize, 0usize);
+    let mut annotations: FxHashMap<&str, usize> = FxHashMap::default();
+    for &p in selected {
+        let r = &trace.ranks[p];
+        events += r.events.len();
+        gpu += gpu_ops(r).len();
+        for e in 0..r.events.len() as EventId {
+            if r.events.kind[e as usize] == Kind::UserAnnotation && cpu_span(r, e) {
+                *annotations.entry(r.name(e)).or_default() += 1;
+            }
+        }
+    }
+    let mut top: Vec<(&str, usize)> = annotations.into_iter().collect();
+    top.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(b.0)));
+    let listed: Vec<String> = top.iter().take(5).map(|(n, c)| format!("'{n}' ({c})")).collect();
+    let mut found = format!("found {events} event{} ({gpu} GPU operation{}) and ", plural(events), plural(gpu));
+    if listed.is_empty() {
+        found += "no user annotation to use as steps";
+    } else {
+        found += &format!("these user annotations, the most frequent first: {}; give one as step_name (--step-name) to use its occurrences as steps", listed.join(", "));
+    }
+    found
 }
 
 /// `s` after a count other than 1.
@@ -462,7 +514,7 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     let mut any_steps = false;
     for &p in selected {
         let r = &trace.ranks[p];
-        let windows = step_windows(r);
+        let windows = step_windows(r, o.step_name.as_deref());
         any_steps |= !windows.is_empty();
         let ops = gpu_ops(r);
         let mut per_rank = OpAccumulator::default();
@@ -529,7 +581,11 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         }
     }
     if !any_steps {
-        return fail("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events");
+        let found = found_instead(trace, selected);
+        return fail(match &o.step_name {
+            Some(name) => format!("no step: no CPU-side complete event is named '{name}'; {found}"),
+            None => format!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; {found}"),
+        });
     }
     if !out.steps.iter().any(|s| matches!(s.kind, StepKind::Decode | StepKind::NoStartKernel)) {
         let shortest = out.steps.iter().map(|s| s.end - s.start).min().unwrap_or(0);
@@ -798,9 +854,12 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
             line += &format!("; {} with another operation sequence than the most common one", r.differing);
         }
         if r.outliers > 0 {
-            line += &format!("; {} outlier steps", r.outliers);
+            line += &format!("; {} outlier step{}", r.outliers, plural(r.outliers));
         }
         notes.push(line);
+    }
+    if let Some(name) = &o.step_name {
+        notes.push(format!("steps are the CPU-side events named '{name}', numbered from 1 in time order"));
     }
     match &o.start_kernel {
         Some(k) => notes.push(format!("times are relative to the first GPU operation containing '{k}' in each decode step")),

@@ -32,6 +32,10 @@ pub struct StatsArgs {
     /// Keep the `[12.3 us]` timing suffix of operation names.
     #[arg(long)]
     keep_suffix: bool,
+    /// Use the CPU-side events with exactly this name (e.g. a user annotation such as
+    /// execute_model) as the steps, for traces without ProfilerStep#N / ProfileStep#N.
+    #[arg(long, value_name = "NAME")]
+    step_name: Option<String>,
     /// Ranks to analyse, e.g. 0,2-5 (default: all).
     #[arg(long, value_name = "LIST")]
     ranks: Option<String>,
@@ -95,6 +99,9 @@ pub fn run_stats(a: StatsArgs) -> Result<()> {
     }
     if let Some(r) = &a.decode_ms {
         given.push(("decode_ms", r.as_str()));
+    }
+    if let Some(n) = &a.step_name {
+        given.push(("step_name", n.as_str()));
     }
     let analysis = &kinetoscope::analysis::decode::ANALYSIS;
     let params = Params::new(analysis.options, given)?;

@@ -366,7 +366,7 @@ test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and cha
   let panel = await openTab(page, 'decode');
   assertPanelShows(panel, want.json, 'decode');
   assert.match(panel.status, /^rank 0 · \d+ ms$/);
-  assert.deepEqual(panel.options, { start_kernel: 'recover_decode_task', prefill_ms: '30', decode_ms: '', keep_suffix: 'false' });
+  assert.deepEqual(panel.options, { start_kernel: 'recover_decode_task', prefill_ms: '30', decode_ms: '', keep_suffix: 'false', step_name: '' });
   assert.equal(await page.isVisible('#panel-decode input.hta'), false, 'no HTA mode: decode has no HTA counterpart');
   assert.deepEqual(panel.tables[0].rows.map((r) => r[0]), ['recover_decode_task', 'gemm', 'softmax', 'gemm', 'MEMCPY_DtoH'],
     'the average decode step of the brief, by average start');
@@ -423,6 +423,23 @@ test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and cha
   assert.equal(panel.error, missing.message);
   assert.deepEqual(panel.tables, []);
   await screenshot(page, 'j-decode-missing-start-kernel');
+
+  // no profiler step but annotations: the message lists them; step_name makes one the steps, as --step-name does
+  const annotated = 'kineto-annotated.json';
+  await page.setInputFiles('#file', path.join(dir, annotated));
+  await waitDone(page);
+  const unmarked = cliAnalysis(dir, 'decode', [annotated]);
+  assert.equal(unmarked.status, 1, unmarked.stderr);
+  assert.match(unmarked.message, /'execute_model' \(8\), 'sample' \(2\); give one as step_name/);
+  panel = await openTab(page, 'decode');
+  assert.equal(panel.state, 'error');
+  assert.equal(panel.error, unmarked.message);
+  const marked = cliAnalysis(dir, 'decode', [annotated, '--step-name', 'execute_model']);
+  assert.equal(marked.status, 0, marked.stderr);
+  assert.deepEqual(marked.json.tables.decode_op_averages, k.json.tables.decode_op_averages, 'the annotations mark the same steps as ProfilerStep#N');
+  panel = await rerun({ step_name: 'execute_model' });
+  assertPanelShows(panel, marked.json, 'decode step_name=execute_model');
+  await assertDecodeCsvs(page, dir, annotated, ['--step-name', 'execute_model'], ['--step-name', 'execute_model'], 'decode step_name=execute_model');
 
   // the bundled Kineto sample has no profiler step: the default run says so, as the CLI does
   const sample = cliAnalysis(path.join(dist, 'sample'), 'decode', [sampleName]);
