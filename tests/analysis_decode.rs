@@ -99,6 +99,8 @@ fn an_annotation_can_mark_the_steps() {
     eqnice!(OP_STATS, table(&r, "decode_op_stats"));
     eqnice!(STEPS, table(&r, "decode_steps"));
     assert!(r.notes.contains(&"steps are the CPU-side events named 'execute_model', numbered from 1 in time order".to_string()), "{:?}", r.notes);
+    let e = run(&t, &[("step_name", "execute_model"), ("prefill_ms", "5")]).unwrap_err();
+    assert!(e.starts_with("no decode step: 7 of the 7 steps are prefill (> 5.000 ms)"), "{e}");
     let e = run(&t, &[("step_name", "execute")]).unwrap_err();
     assert!(e.starts_with("no step: no CPU-side complete event is named 'execute'; found 28 events"), "{e}");
 }

@@ -591,7 +591,8 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         let shortest = out.steps.iter().map(|s| s.end - s.start).min().unwrap_or(0);
         let n = out.steps.len();
         let prefill = out.steps.iter().filter(|s| s.kind == StepKind::Prefill).count();
-        let mut found = format!("{prefill} of the {n} profiler step{} {} prefill (> {:.3} ms)", plural(n), if prefill == 1 { "is" } else { "are" }, us(o.prefill_ns) / 1000.0);
+        let what = if o.step_name.is_some() { "step" } else { "profiler step" };
+        let mut found = format!("{prefill} of the {n} {what}{} {} prefill (> {:.3} ms)", plural(n), if prefill == 1 { "is" } else { "are" }, us(o.prefill_ns) / 1000.0);
         if prefill < n {
             found += &format!(" and {} outside decode_ms", n - prefill);
         }
