@@ -1037,3 +1037,17 @@ fn every_fixture_is_tested() {
         .collect();
     assert!(untested.is_empty(), "fixtures without a test: {untested:?}");
 }
+
+/// The overview lists at most 64 entries of `deviceProperties` and counts the rest (a file with
+/// 100,000 of them made the page build a list of them all).
+#[test]
+fn overview_lists_a_bounded_number_of_devices() {
+    let devices = (0..100).map(|i| format!(r#"{{"id": {i}, "name": "dev {i}"}}"#)).collect::<Vec<_>>().join(",");
+    let doc = format!(r#"{{"deviceProperties": [{devices}], "traceEvents": [{{"ph": "X", "name": "a", "ts": 1, "dur": 1, "pid": 1, "tid": 1}}]}}"#);
+    let t = kinetoscope::read::read_all(&[("d.json", doc.as_bytes())]).expect("reads");
+    assert_eq!(t.ranks[0].meta.devices.len(), 100, "the model keeps them all");
+    let o = kinetoscope::analysis::overview::overview(&t);
+    let r = &o.ranks[0];
+    assert_eq!((r.device_properties.len(), r.device_properties_omitted), (64, 36));
+    assert_eq!(r.device_properties[63].name.as_deref(), Some("dev 63"));
+}

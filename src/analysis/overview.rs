@@ -61,8 +61,12 @@ pub struct RankOverview {
     pub version: BTreeMap<String, String>,
     /// `distributedInfo`.
     pub distributed: Option<DistributedInfo>,
-    /// `deviceProperties`.
+    /// `deviceProperties`: the first [`MAX_DEVICE_PROPERTIES`].
     pub device_properties: Vec<DeviceProperties>,
+    /// Entries of `deviceProperties` beyond those (a damaged or generated file: a page listing
+    /// hundreds of thousands of devices would hang).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub device_properties_omitted: usize,
     /// Device ids seen on GPU events.
     pub devices: Vec<i64>,
     /// GPU streams seen (`args.stream` of device events).
@@ -75,6 +79,13 @@ pub struct RankOverview {
     pub span_ns: Option<Span>,
     /// Warnings of this rank (count).
     pub warnings: u64,
+}
+
+/// Devices listed per rank; real traces have a few (one per GPU of the node).
+pub const MAX_DEVICE_PROPERTIES: usize = 64;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Builds the overview.
@@ -142,7 +153,8 @@ pub fn overview(trace: &Trace) -> Overview {
             phases: r.counts.phases.clone(),
             version,
             distributed: r.meta.distributed.clone(),
-            device_properties: r.meta.devices.clone(),
+            device_properties: r.meta.devices.iter().take(MAX_DEVICE_PROPERTIES).cloned().collect(),
+            device_properties_omitted: r.meta.devices.len().saturating_sub(MAX_DEVICE_PROPERTIES),
             devices: devices.into_iter().collect(),
             streams: streams.into_iter().collect(),
             threads: threads.len(),

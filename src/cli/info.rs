@@ -85,6 +85,9 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
         for d in &r.device_properties {
             writeln!(out, "  {:<18} {} {}", "device", d.id.map(|i| i.to_string()).unwrap_or_default(), d.name.as_deref().unwrap_or("?"))?;
         }
+        if r.device_properties_omitted > 0 {
+            writeln!(out, "  {:<18} … and {} more in deviceProperties", "device", r.device_properties_omitted)?;
+        }
         if !r.devices.is_empty() {
             writeln!(out, "  {:<18} {:?}", "devices used", r.devices)?;
         }
