@@ -200,6 +200,21 @@ fn decode_steps_compared_per_operation() {
     assert!(!r.notes.iter().any(|n| n.contains("decode")), "{:?}", r.notes);
 }
 
+/// `step_name`: a trace without profiler steps has decode steps to compare when an annotation
+/// marks them (`decode/kineto-annotated.json` against itself: every difference 0).
+#[test]
+fn decode_steps_marked_by_an_annotation() {
+    let p = util::testdata("decode/kineto-annotated.json");
+    let t = kinetoscope::read::read_all(&[("a.json", &util::bytes(&p)[..])]).expect("read");
+    assert!(diff(&t, &t, &DiffOptions::default()).tables.iter().all(|x| x.name != "diff_decode"), "no profiler step: no decode table");
+    let mut o = DiffOptions::default();
+    o.decode.step_name = Some("execute_model".into());
+    let r = diff(&t, &t, &o);
+    let lines: Vec<String> = csv(&r, "diff_decode").lines().map(str::to_string).collect();
+    assert_eq!(lines.len(), 6, "{lines:?}");
+    assert_eq!(lines[1], "recover_decode_task,0,100.0,100.0,0.0,0.0,0.0,0.0,0.0,0.0");
+}
+
 /// Iteration selection: control step 1 against test step 2, in both modes, and a step a side
 /// lacks.
 #[test]

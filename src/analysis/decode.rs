@@ -197,6 +197,12 @@ pub fn start_kernel(text: &str) -> Option<String> {
     (!t.is_empty() && !t.eq_ignore_ascii_case("none")).then(|| t.to_string())
 }
 
+/// The step name an option's text gives: `None` for empty (the profiler steps), else the
+/// trimmed text.
+pub fn step_name(text: &str) -> Option<String> {
+    Some(text.trim()).filter(|n| !n.is_empty()).map(str::to_string)
+}
+
 impl DecodeOptions {
     /// From the registry's option values.
     pub fn from_params(p: &Params) -> Result<DecodeOptions, AnalysisError> {
@@ -224,7 +230,7 @@ impl DecodeOptions {
             prefill_ns,
             decode_ns,
             keep_suffix: p.bool("keep_suffix"),
-            step_name: Some(p.str("step_name").trim()).filter(|n| !n.is_empty()).map(str::to_string),
+            step_name: step_name(p.str("step_name")),
         })
     }
 }

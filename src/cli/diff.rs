@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
-use kinetoscope::analysis::decode::start_kernel;
+use kinetoscope::analysis::decode::{start_kernel, step_name};
 use kinetoscope::analysis::diff::{hta_report, other_ranks, report, side_frames, By, Device, DiffOptions, Side};
 use kinetoscope::analysis::registry::parse_int_list;
 
@@ -43,6 +43,10 @@ pub struct Args {
     /// the step start).
     #[arg(long, value_name = "NAME", default_value = "recover_decode_task")]
     start_kernel: String,
+    /// The steps of diff_decode are the CPU-side events with exactly this name (e.g. a user
+    /// annotation such as execute_model), for traces without ProfilerStep#N.
+    #[arg(long, value_name = "NAME")]
+    step_name: Option<String>,
     /// HTA 0.5.0's TraceDiff tables with the oracle's names (compare_traces__*, ops_diff__*,
     /// ops_summary__*, iterations__*): the first iteration of one rank per side, µs rounding
     /// included.
@@ -103,6 +107,7 @@ pub fn run(a: Args) -> Result<()> {
     } else {
         let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, test_iteration: a.test_iteration, ..Default::default() };
         o.decode.start_kernel = start_kernel(&a.start_kernel);
+        o.decode.step_name = a.step_name.as_deref().and_then(step_name);
         let control_frames = control_frames.context("frames of the control run (a bug)")?;
         // one run compared with itself: both sides start from its frames
         let test_frames = test_frames.unwrap_or_else(|| control_frames.clone());

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
-use crate::analysis::decode::start_kernel;
+use crate::analysis::decode::{start_kernel, step_name};
 use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
 use crate::analysis::registry::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::report::{Chart, Report};
@@ -36,6 +36,7 @@ pub const DIFF_OPTIONS: &[Opt] = &[
     Opt { name: "iteration", kind: OptKind::Str, default: "", help: "Compare this profiler step only (empty: the average over every complete step; HTA mode: the first)" },
     Opt { name: "test_iteration", kind: OptKind::Str, default: "", help: "The test run's step, when its number differs (empty: the same as iteration)" },
     Opt { name: "start_kernel", kind: OptKind::Str, default: "recover_decode_task", help: "Decode steps (diff_decode) are cut at the first GPU operation containing this (none: at the step start)" },
+    Opt { name: "step_name", kind: OptKind::Str, default: "", help: "The steps of diff_decode are the CPU-side events with exactly this name (e.g. execute_model; empty: ProfilerStep#N / ProfileStep#N)" },
 ];
 
 /// The values an option of [`DIFF_OPTIONS`] may take (empty: any text of its kind).
@@ -138,6 +139,7 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
     }
     let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
     o.decode.start_kernel = start_kernel(params.str("start_kernel"));
+    o.decode.step_name = step_name(params.str("step_name"));
     let control = Side::new("control", control, control_ranks.as_deref())?;
     let test = Side::new("test", test, test_ranks.as_deref())?;
     Ok(Diff { report: report(&control, &test, &o)?, control_ranks: control.ranks(), test_ranks: test.ranks() })
@@ -183,7 +185,7 @@ mod tests {
     fn options_list_their_choices() {
         let v = json(&diff_options_json());
         let names: Vec<&str> = v.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["by", "device", "short_names", "iteration", "test_iteration", "start_kernel"]);
+        assert_eq!(names, ["by", "device", "short_names", "iteration", "test_iteration", "start_kernel", "step_name"]);
         assert_eq!(v[0]["choices"], serde_json::json!(["op", "kernel", "type", "step", "annotation"]));
         assert_eq!(v[0]["default"], "op");
         assert_eq!(v[1]["choices"], serde_json::json!(["all", "cpu", "gpu"]));
@@ -200,7 +202,7 @@ mod tests {
         let summary = "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs";
         assert_eq!(v["summary"], summary);
         assert_eq!(v["notes"][0], summary);
-        assert_eq!(v["params"], serde_json::json!({"by": "op", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "test_iteration": ""}));
+        assert_eq!(v["params"], serde_json::json!({"by": "op", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "step_name": "", "test_iteration": ""}));
         assert_eq!(v["files"], serde_json::json!([]));
 
         // the same report as the library's, table for table, CSV for CSV (what --out writes)
