@@ -150,6 +150,15 @@ pub fn shorten_name(name: &str) -> String {
     joined.split(' ').next_back().unwrap_or("").to_string()
 }
 
+/// `s` after a count other than 1 (`format!("{n} step{}", plural(n))`).
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
 /// ns → µs as a float (output edge).
 pub fn us(ns: i64) -> f64 {
     ns as f64 / 1000.0

@@ -20,10 +20,10 @@
 
 use rustc_hash::FxHashMap;
 
-use super::common::{quantile_sorted, std, us};
+use super::common::{plural, quantile_sorted, std, us};
 use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Line, Report};
-use crate::model::links::find_steps;
+use crate::model::links::{find_steps, is_cpu_span};
 use crate::model::time::decimal_scaled;
 use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, StrId, Trace};
 use crate::table::{Table, Unit, Values};
@@ -426,7 +426,7 @@ fn step_windows(r: &RankTrace, step_name: Option<&str>) -> Vec<(i32, i64, i64)> 
             })
             .collect(),
         Some(name) => {
-            let mut spans: Vec<(i64, i64)> = (0..r.events.len() as EventId).filter(|&e| cpu_span(r, e) && r.name(e) == name).map(|e| times(r, e)).collect();
+            let mut spans: Vec<(i64, i64)> = (0..r.events.len() as EventId).filter(|&e| is_cpu_span(r, e) && r.name(e) == name).map(|e| times(r, e)).collect();
             spans.sort_unstable();
             let mut steps: Vec<(i32, i64, i64)> = Vec::new();
             for (start, end) in spans {
@@ -441,23 +441,17 @@ fn step_windows(r: &RankTrace, step_name: Option<&str>) -> Vec<(i32, i64, i64)> 
     w
 }
 
-/// A complete event on the CPU side (what can mark a step).
-fn cpu_span(r: &RankTrace, e: EventId) -> bool {
-    let (ev, e) = (&r.events, e as usize);
-    ev.phase[e] == Phase::Complete && !ev.kind[e].is_device() && ev.kind[e] != Kind::GpuUserAnnotation
-}
-
-/// What a trace without steps has instead: its events, GPU operations and most frequent user
-/// annotations (the usual step markers of inference servers), over the selected ranks.
-fn found_instead(trace: &Trace, selected: &[usize]) -> String {
-    let (mut events, mut gpu) = (0usize, 0usize);
+/// What a trace without steps has instead: its events, its `gpu` GPU operations and its most
+/// frequent user annotations (the usual step markers of inference servers), over the selected
+/// ranks.
+fn found_instead(trace: &Trace, selected: &[usize], gpu: usize) -> String {
+    let mut events = 0usize;
     let mut annotations: FxHashMap<&str, usize> = FxHashMap::default();
     for &p in selected {
         let r = &trace.ranks[p];
         events += r.events.len();
-        gpu += gpu_ops(r).len();
         for e in 0..r.events.len() as EventId {
-            if r.events.kind[e as usize] == Kind::UserAnnotation && cpu_span(r, e) {
+            if r.events.kind[e as usize] == Kind::UserAnnotation && is_cpu_span(r, e) {
                 *annotations.entry(r.name(e)).or_default() += 1;
             }
         }
@@ -472,15 +466,6 @@ fn found_instead(trace: &Trace, selected: &[usize]) -> String {
         found += &format!("these user annotations, the most frequent first: {}; give one as step_name (--step-name) to use its occurrences as steps", listed.join(", "));
     }
     found
-}
-
-/// `s` after a count other than 1.
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 /// Tukey fences: `slow`/`fast` per value outside [Q1 − 1.5 IQR, Q3 + 1.5 IQR] (numpy's linear
@@ -518,11 +503,13 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     let mut sequences: Vec<(usize, Vec<u32>)> = Vec::new(); // (index in out.steps, names)
     let mut first_ops: FxHashMap<String, usize> = FxHashMap::default(); // when the start kernel is missing
     let mut any_steps = false;
+    let mut gpu_total = 0;
     for &p in selected {
         let r = &trace.ranks[p];
         let windows = step_windows(r, o.step_name.as_deref());
         any_steps |= !windows.is_empty();
         let ops = gpu_ops(r);
+        gpu_total += ops.len();
         let mut per_rank = OpAccumulator::default();
         let first_step = out.steps.len();
         for &(number, start, end) in &windows {
@@ -587,7 +574,7 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         }
     }
     if !any_steps {
-        let found = found_instead(trace, selected);
+        let found = found_instead(trace, selected, gpu_total);
         return fail(match &o.step_name {
             Some(name) => format!("no step: no CPU-side complete event is named '{name}'; {found}"),
             None => format!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; {found}"),

@@ -46,14 +46,20 @@ pub fn step_number(name: &str) -> Option<i32> {
     digits.parse().ok()
 }
 
+/// Whether row `e` of `r` is a complete event on the CPU side, what can mark a step: not a device
+/// row, and not a `gpu_user_annotation` copy of a CPU-side marker.
+pub fn is_cpu_span(r: &RankTrace, e: EventId) -> bool {
+    let (ev, e) = (&r.events, e as usize);
+    ev.phase[e] == Phase::Complete && !ev.kind[e].is_device() && ev.kind[e] != Kind::GpuUserAnnotation
+}
+
 /// The profiler steps of `r` (CPU-side `ProfilerStep#N` / `ProfileStep#N` complete events), in
 /// file order.
 pub fn find_steps(r: &RankTrace) -> Vec<Step> {
     let ev = &r.events;
     let mut steps = Vec::new();
     for e in 0..ev.len() {
-        // steps are CPU-side markers; `gpu_user_annotation` copies of them are not steps
-        if ev.phase[e] != Phase::Complete || ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation {
+        if !is_cpu_span(r, e as EventId) {
             continue;
         }
         if let Some(num) = step_number(r.name(e as EventId)) {

@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 
 pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
-use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, shorten_name};
+use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, plural, shorten_name};
 use super::decode::DecodeOptions;
 use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions, HtaFrames};
 use super::registry::{fail, select_ranks, AnalysisError, Context};
@@ -602,9 +602,9 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
         format!(
             "times and calls are per {per}: {cl} {} step{}, {tl} {} step{}{}",
             c_steps.len(),
-            if c_steps.len() == 1 { "" } else { "s" },
+            plural(c_steps.len()),
             t_steps.len(),
-            if t_steps.len() == 1 { "" } else { "s" },
+            plural(t_steps.len()),
             if o.iteration.is_some() { " (one compared)" } else { " averaged" }
         )
     } else {
