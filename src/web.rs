@@ -72,7 +72,7 @@ pub struct Session {
 /// rank that session's `add_partial` takes.
 #[wasm_bindgen]
 pub fn parse_block(name: &str, block: &[u8]) -> Result<Vec<u8>, JsValue> {
-    crate::read::parse_block(name, block).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
+    crate::read::parse_block(name, block).map_err(|e| block_err(name, e))
 }
 
 /// Warms the compiled code of the reader before the first trace (`page::warm_up`): reads a
@@ -94,7 +94,7 @@ pub fn job_range(job: &[u8]) -> Option<Vec<f64>> {
 /// lies further: read more bytes and call again.
 #[wasm_bindgen]
 pub fn parse_range(name: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, JsValue> {
-    crate::read::parse_range(name, job, bytes, at_eof).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))
+    crate::read::parse_range(name, job, bytes, at_eof).map_err(|e| block_err(name, e))
 }
 
 /// A range job that reads from a known start to the end of the file (`job_to_end`): it parses
@@ -118,7 +118,7 @@ impl JobStream {
     /// For the job `job` of the file `name`; an error for any other kind of job.
     #[wasm_bindgen(constructor)]
     pub fn new(name: &str, job: &[u8]) -> Result<JobStream, JsValue> {
-        let parse = crate::read::BlockParse::for_job(job).map_err(|e| err(format!("{name}: could not parse a block of events: {e}")))?;
+        let parse = crate::read::BlockParse::for_job(job).map_err(|e| block_err(name, e))?;
         Ok(JobStream { name: name.to_string(), parse })
     }
 
@@ -131,6 +131,11 @@ impl JobStream {
     pub fn finish(self) -> Vec<u8> {
         self.parse.finish(&self.name)
     }
+}
+
+/// The error of a block or job of the file `name` that could not be parsed.
+fn block_err(name: &str, e: impl std::fmt::Display) -> JsValue {
+    err(format!("{name}: could not parse a block of events: {e}"))
 }
 
 fn err(e: impl std::fmt::Display) -> JsValue {

@@ -116,16 +116,14 @@ pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
     header(job).ok().filter(|h| h.flags & RANGE != 0).map(|h| (h.base, h.end))
 }
 
-fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], parts: &[&[u8]]) -> Vec<u8> {
+fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], content: &[u8]) -> Vec<u8> {
     let w = if end_warnings.is_empty() { Vec::new() } else { serde_json::to_vec(end_warnings).unwrap_or_default() };
-    let mut b = Vec::with_capacity(17 + w.len() + parts.iter().map(|p| p.len()).sum::<usize>());
+    let mut b = Vec::with_capacity(17 + w.len() + content.len());
     b.extend_from_slice(&seq.to_le_bytes());
     b.push(flags);
     b.extend_from_slice(&base.to_le_bytes());
     put_bytes(&mut b, &w);
-    for p in parts {
-        b.extend_from_slice(p);
-    }
+    b.extend_from_slice(content);
     b
 }
 
@@ -262,7 +260,7 @@ impl Splitter {
     fn close(&mut self, cut: usize, extra: u8, end_warnings: &[(WarningKind, u64, String)]) {
         let first = if self.next_seq == 0 { FIRST } else { 0 };
         let obj = if self.in_object == Some(true) { IN_OBJECT } else { 0 };
-        let b = block_bytes(self.next_seq, first | obj | extra, self.pending_at, end_warnings, &[&self.pending[..cut]]);
+        let b = block_bytes(self.next_seq, first | obj | extra, self.pending_at, end_warnings, &self.pending[..cut]);
         self.ready.push(b);
         self.next_seq += 1;
         self.pending.drain(..cut);
@@ -554,7 +552,7 @@ impl BlockParse {
     /// to be fed the file's bytes from the job's start in pieces, then [`BlockParse::finish`]ed.
     pub fn for_job(job: &[u8]) -> Result<BlockParse, String> {
         let h = header(job)?;
-        if h.flags & RANGE == 0 || h.flags & (FIRST | EXACT) == 0 || h.flags & LAST == 0 {
+        if !runs_to_end(&h) {
             return Err("not a range job that runs from a known start to the end of the file".into());
         }
         Ok(BlockParse::new(h.seq, h.flags, h.base, 0))
@@ -612,7 +610,12 @@ impl BlockParse {
 /// Whether a range job reads from a known start to the end of the file: one that parses again
 /// a stretch whose cuts were bad guesses (long, perhaps: see [`BlockParse::for_job`]).
 pub fn job_to_end(job: &[u8]) -> bool {
-    header(job).is_ok_and(|h| h.flags & RANGE != 0 && h.flags & (FIRST | EXACT) != 0 && h.flags & LAST != 0)
+    header(job).is_ok_and(|h| runs_to_end(&h))
+}
+
+/// A range job from a known start (the first block, or an exact one) to the end of the file.
+fn runs_to_end(h: &Header) -> bool {
+    h.flags & RANGE != 0 && h.flags & (FIRST | EXACT) != 0 && h.flags & LAST != 0
 }
 
 fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
