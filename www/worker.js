@@ -304,22 +304,23 @@ function parseBlock({ id, name, block }) {
 // Rust `read::blocks`) is streamed instead of read whole.
 async function parseRange({ id, file, job, start, end }) {
   try {
-    if (wasm.job_to_end(job)) {
-      const stream = new wasm.JobStream(file.name, job);
-      for await (const chunk of chunks(file.slice(start))) stream.push(chunk);
-      const partial = stream.finish();
-      self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
-      return;
-    }
-    for (let stop = Math.min(file.size, end + RANGE_MARGIN); ; stop = Math.min(file.size, stop + Math.max(RANGE_MARGIN, stop - start))) {
-      const bytes = new Uint8Array(await file.slice(start, stop).arrayBuffer());
-      const partial = wasm.parse_range(file.name, job, bytes, stop === file.size);
-      if (partial) {
-        self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
-        return;
-      }
-    }
+    const partial = wasm.job_to_end(job) ? await streamToEnd(file, job, start) : await readRange(file, job, start, end);
+    self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
   } catch (e) {
     self.postMessage({ type: 'block-failed', id, message: text(e) });
   }
+}
+
+async function readRange(file, job, start, end) {
+  for (let stop = Math.min(file.size, end + RANGE_MARGIN); ; stop = Math.min(file.size, stop + Math.max(RANGE_MARGIN, stop - start))) {
+    const bytes = new Uint8Array(await file.slice(start, stop).arrayBuffer());
+    const partial = wasm.parse_range(file.name, job, bytes, stop === file.size);
+    if (partial) return partial;
+  }
+}
+
+async function streamToEnd(file, job, start) {
+  const stream = new wasm.JobStream(file.name, job);
+  for await (const chunk of chunks(file.slice(start))) stream.push(chunk);
+  return stream.finish();
 }
