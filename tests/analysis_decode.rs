@@ -82,6 +82,80 @@ fn paddle_and_kineto_give_the_same_statistics() {
     }
 }
 
+/// The GPU behind the CPU: each decode step's MEMCPY_DtoH (and the prefill's gemm) runs past the
+/// step that launched it. By the window rule (default) steps 2 and 3 lose it, and a note counts
+/// the 2 operations; `by_launch` counts each with the step that launched it (same correlation
+/// id), and the memset without a launching call by its window. Paddle (`correlation id`, times
+/// from `args` for the runtime calls too) and Kineto give the same tables.
+#[test]
+fn operations_can_be_counted_by_launch() {
+    let mut by_launch = None;
+    for f in ["paddle-lagging.json", "kineto-lagging.json"] {
+        let t = read(&[f]);
+        let r = run(&t, &[]).expect(f);
+        eqnice!(
+            "operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us
+recover_decode_task,0.0,100.0,100.0,0.0
+gemm,200.0,6500.0,6300.0,100.0
+MEMCPY_DtoH,7500.0,8000.0,500.0,1000.0
+memset_unlinked,9500.0,9600.0,100.0,1500.0
+",
+            table(&r, "decode_op_averages")
+        );
+        eqnice!(
+            "rank,step,kind,start_time_us,duration_us,start_kernel_offset_us,gpu_ops,gpu_busy_us,bubble_us,sequence,outlier
+0,1,prefill,0.0,40000.0,0.0,0,0.0,0.0,,
+0,2,decode,50000.0,10000.0,5000.0,2,3900.0,100.0,most common,
+0,3,decode,60000.0,12000.0,1000.0,2,8900.0,100.0,most common,
+0,4,decode,72000.0,12000.0,1500.0,4,7000.0,2600.0,differs,
+",
+            table(&r, "decode_steps")
+        );
+        let late = "2 GPU operations launched from decode steps ran past their step's end (the GPU behind the CPU) and are not counted; by_launch (--by-launch) counts operations with the step that launched them";
+        assert!(r.notes.iter().any(|n| n == late), "{f}: {:?}", r.notes);
+
+        let r = run(&t, &[("by_launch", "true")]).expect(f);
+        eqnice!(
+            "operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us
+recover_decode_task,0.0,100.0,100.0,0.0
+gemm,200.0,6500.0,6300.0,100.0
+MEMCPY_DtoH,7333.333333333333,8500.0,1166.6666666666667,833.3333333333334
+memset_unlinked,9500.0,9600.0,100.0,1000.0
+",
+            table(&r, "decode_op_averages")
+        );
+        eqnice!(
+            "rank,step,kind,start_time_us,duration_us,start_kernel_offset_us,gpu_ops,gpu_busy_us,bubble_us,sequence,outlier
+0,1,prefill,0.0,40000.0,0.0,1,44000.0,1000.0,,
+0,2,decode,50000.0,10000.0,5000.0,3,4900.0,600.0,most common,
+0,3,decode,60000.0,12000.0,1000.0,3,10900.0,1100.0,most common,
+0,4,decode,72000.0,12000.0,1500.0,4,7000.0,2600.0,differs,
+",
+            table(&r, "decode_steps")
+        );
+        assert!(!r.notes.iter().any(|n| n == late), "{f}: {:?}", r.notes);
+        let unlinked = "1 GPU operation of decode steps had no launching call in the trace and was counted in the step it started and ended in";
+        assert!(r.notes.iter().any(|n| n == unlinked), "{f}: {:?}", r.notes);
+        by_launch = Some(r);
+    }
+    // Paddle annotations as steps: placed by their `args` times, the clock of the GPU operations
+    // (their `ts` is on another one), so the same steps and operations
+    let text = String::from_utf8(util::bytes(&util::testdata("decode/paddle-lagging.json"))).expect("utf-8");
+    let renamed: Vec<String> = text
+        .lines()
+        .map(|l| match l.find("\"ProfileStep#") {
+            Some(i) => format!("{}\"execute_model{}", &l[..i], &l[i + l[i..].find('[').expect("suffix")..]).replace("\"cat\": \"ProfileStep\"", "\"cat\": \"UserDefined\""),
+            None => l.to_string(),
+        })
+        .collect();
+    let t = kinetoscope::read::read_all(&[("annotated.json", renamed.join("\n").as_bytes())]).expect("read");
+    let r = run(&t, &[("by_launch", "true"), ("step_name", "execute_model")]).expect("runs");
+    let by_launch = by_launch.expect("ran");
+    for name in ["decode_op_averages", "decode_op_stats", "decode_steps"] {
+        eqnice!(table(&by_launch, name), table(&r, name));
+    }
+}
+
 /// Without profiler steps (an inference server's trace), `step_name` makes the occurrences of an
 /// annotation the steps: the Kineto timeline above with `execute_model` for `ProfilerStep#N`
 /// gives the same tables (steps numbered 1-7); the nested `execute_model` inside the second

@@ -632,7 +632,7 @@ fn links() {
 
 /// PaddlePaddle 3.x: `ProfileStep#N[12.3 ms]` steps, `[x us]` name suffixes split off (kept in
 /// `full_name`),
-/// `start_time`/`end_time` args in ns, tids `"13006(Python)"`/`"13006(C++)"`, trailing `{}`.
+/// `start_time`/`end_time` args in ns (the end on GPU ops and steps only), tids `"13006(Python)"`/`"13006(C++)"`, trailing `{}`.
 #[test]
 fn paddle() {
     let t = load("paddle/profile-steps.json");
@@ -643,13 +643,13 @@ fn paddle() {
     eqnice!(
         "\
 #0 [0] X profiler_step \"ProfileStep#2[12.3 ms]\" cat=ProfileStep ts=1795388036039728000 dur=12300500 pid=13006 tid=\"13006(Python)\" PaddleStartNs=0 PaddleEndNs=12300500
-#1 [1] X framework_phase \"MLP[2.277 ms]\" cat=Forward ts=1795388036039948000 dur=2277136 pid=13006 tid=\"13006(Python)\"
-#2 [2] X cpu_op \"matmul dygraph[1.169 ms]\" cat=Operator ts=1795388036040095000 dur=1168638 pid=13006 tid=\"13006(C++)\"
-#3 [3] X kernel_launch \"matmul kernel launch[12.3 us]\" cat=DygraphKernelLaunch ts=1795388036040100000 dur=12300 pid=13006 tid=\"13006(C++)\"
-#4 [4] X cpu_op \"matmul infer_meta[1.234 us]\" cat=OperatorInner ts=1795388036040113500 dur=1234 pid=13006 tid=\"13006(C++)\"
+#1 [1] X framework_phase \"MLP[2.277 ms]\" cat=Forward ts=1795388036039948000 dur=2277136 pid=13006 tid=\"13006(Python)\" PaddleStartNs=220388
+#2 [2] X cpu_op \"matmul dygraph[1.169 ms]\" cat=Operator ts=1795388036040095000 dur=1168638 pid=13006 tid=\"13006(C++)\" PaddleStartNs=367066
+#3 [3] X kernel_launch \"matmul kernel launch[12.3 us]\" cat=DygraphKernelLaunch ts=1795388036040100000 dur=12300 pid=13006 tid=\"13006(C++)\" PaddleStartNs=372066
+#4 [4] X cpu_op \"matmul infer_meta[1.234 us]\" cat=OperatorInner ts=1795388036040113500 dur=1234 pid=13006 tid=\"13006(C++)\" PaddleStartNs=1234567
 #5 [5] i cpu_instant \"[memory]\" cat=Allocate ts=1795388036040200000 pid=13006 tid=\"13006(C++)\"
 #6 [6] i cpu_instant \"[memory]\" cat=Free ts=1795388036041000000 pid=13006 tid=\"13006(C++)\"
-#7 [7] X user_annotation \"relu pybind_imperative_func[26.639 us]\" cat=UserDefined ts=1795388036041400000 dur=26639 pid=13006 tid=\"13006(Python)\"
+#7 [7] X user_annotation \"relu pybind_imperative_func[26.639 us]\" cat=UserDefined ts=1795388036041400000 dur=26639 pid=13006 tid=\"13006(Python)\" PaddleStartNs=1672000
 #8 [8] X profiler_step \"ProfileStep#3[5.867 ms]\" cat=ProfileStep ts=1795388036052100000 dur=5867000 pid=13006 tid=\"13006(Python)\" PaddleStartNs=12372000 PaddleEndNs=18239000
 ",
         util::rows_table(r)
@@ -670,7 +670,7 @@ fn paddle() {
     );
     assert_eq!(r.events.int_arg(0, IntArg::PaddleEndNs), Some(12_300_500)); // "12300.500 us"
     assert_eq!(r.events.int_arg(8, IntArg::PaddleStartNs), Some(12_372_000)); // "12372.000 us"
-    assert_eq!(r.events.int_arg(4, IntArg::PaddleStartNs), None); // a CPU op: not kept
+    assert_eq!(r.events.int_arg(4, IntArg::PaddleEndNs), None); // a CPU op: its start only
     assert_eq!(
         counts(r),
         (

@@ -40,6 +40,7 @@ pub const ANALYSIS: Analysis = Analysis {
         Opt { name: "decode_ms", kind: OptKind::Str, default: "", help: "Only steps whose duration lies in LO,HI (ms, either side may be empty) are decode steps; empty: every step that is not prefill" },
         Opt { name: "keep_suffix", kind: OptKind::Bool, default: "false", help: "Keep the [12.3 us] timing suffix of operation names" },
         Opt { name: "step_name", kind: OptKind::Str, default: "", help: "Use the CPU-side events with exactly this name (e.g. a user annotation such as execute_model) as the steps, numbered 1, 2, … in time order; empty: ProfilerStep#N / ProfileStep#N" },
+        Opt { name: "by_launch", kind: OptKind::Bool, default: "false", help: "A step's GPU operations are those launched from it (same correlation id as a runtime call inside the step), wherever they run; false: those that start and end inside the step" },
     ],
     run,
 };
@@ -87,7 +88,8 @@ pub struct GpuOp {
     pub end: i64,
 }
 
-/// Paddle's exact `args` times of row `e` when it has both, else `ts` and `ts + dur`.
+/// Paddle's exact `args` times of row `e` (its start and end, or its start and `dur`), else `ts`
+/// and `ts + dur`.
 fn times(r: &RankTrace, e: EventId) -> (i64, i64) {
     let args = &r.events.int_args;
     times_from(r, e, &args[args.partition_point(|a| a.0 < e)..])
@@ -98,6 +100,7 @@ fn times_from(r: &RankTrace, e: EventId, args: &[(EventId, IntArg, i64)]) -> (i6
     let arg = |which| args.iter().take_while(|a| a.0 == e).find(|a| a.1 == which).map(|a| a.2);
     match (arg(IntArg::PaddleStartNs), arg(IntArg::PaddleEndNs)) {
         (Some(s), Some(t)) => (s, t),
+        (Some(s), None) => (s, s + r.events.dur[e as usize].max(0)),
         _ => (r.events.ts[e as usize], r.events.end(e)),
     }
 }
@@ -182,11 +185,13 @@ pub struct DecodeOptions {
     pub keep_suffix: bool,
     /// Steps are the CPU-side events with this name (`None`: the profiler steps).
     pub step_name: Option<String>,
+    /// A step's operations are those launched from it, not those inside its window.
+    pub by_launch: bool,
 }
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { start_kernel: Some(DEFAULT_START_KERNEL.into()), prefill_ns: 30_000_000, decode_ns: (None, None), keep_suffix: false, step_name: None }
+        DecodeOptions { start_kernel: Some(DEFAULT_START_KERNEL.into()), prefill_ns: 30_000_000, decode_ns: (None, None), keep_suffix: false, step_name: None, by_launch: false }
     }
 }
 
@@ -231,6 +236,7 @@ impl DecodeOptions {
             decode_ns,
             keep_suffix: p.bool("keep_suffix"),
             step_name: step_name(p.str("step_name")),
+            by_launch: p.bool("by_launch"),
         })
     }
 }
@@ -342,6 +348,12 @@ pub struct DecodeStats {
     pub ops: Vec<OpStat>,
     /// The same per rank (rank, ops), when more than one rank is selected.
     pub ops_by_rank: Vec<(u32, Vec<OpStat>)>,
+    /// Without `by_launch`: GPU operations launched from a used decode step that do not start and
+    /// end inside it (the GPU runs behind the CPU), so are not counted.
+    pub launched_outside: usize,
+    /// With `by_launch`: operations of used decode steps without a launching call in the trace,
+    /// taken by the window rule instead.
+    pub unlinked: usize,
 }
 
 /// Accumulates matched operations (name, occurrence) over steps.
@@ -441,6 +453,38 @@ fn step_windows(r: &RankTrace, step_name: Option<&str>) -> Vec<(i32, i64, i64)> 
     w
 }
 
+/// The index of the latest-starting window of `windows` (by start) whose half-open span
+/// `[start, end)` contains `t`; `max_dur` is the longest window's duration.
+fn window_at(windows: &[(i32, i64, i64)], max_dur: i64, t: i64) -> Option<usize> {
+    let upto = windows.partition_point(|w| w.1 <= t);
+    (0..upto).rev().take_while(|&i| windows[i].1 + max_dur > t).find(|&i| t < windows[i].2)
+}
+
+/// The window rule: whether `op` starts and ends inside the step window `(_, start, end)`.
+fn in_window(op: &GpuOp, &(_, start, end): &(i32, i64, i64)) -> bool {
+    op.start >= start && op.end <= end
+}
+
+/// Each operation's step by launch, as (index in `windows`, whether it has a launching call): the
+/// window containing the start of the runtime call with its correlation id; an operation
+/// without one goes to a window it starts and ends in.
+fn launch_windows(r: &RankTrace, ops: &[GpuOp], windows: &[(i32, i64, i64)]) -> Vec<(Option<usize>, bool)> {
+    if windows.is_empty() {
+        return vec![(None, false); ops.len()];
+    }
+    let max_dur = windows.iter().map(|w| w.2 - w.1).max().unwrap_or(0);
+    let launcher = crate::model::links::launchers(r);
+    ops.iter()
+        .map(|op| {
+            let c = r.events.correlation[op.event as usize];
+            match launcher.get(&c).filter(|_| c >= 0) {
+                Some(&l) => (window_at(windows, max_dur, times(r, l).0), true),
+                None => (window_at(windows, max_dur, op.start).filter(|&i| in_window(op, &windows[i])), false),
+            }
+        })
+        .collect()
+}
+
 /// What a trace without steps has instead: its events, its `gpu` GPU operations and its most
 /// frequent user annotations (the usual step markers of inference servers), over the selected
 /// ranks.
@@ -510,12 +554,25 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         any_steps |= !windows.is_empty();
         let ops = gpu_ops(r);
         gpu_total += ops.len();
+        let launched = launch_windows(r, &ops, &windows);
+        let mut members: Vec<Vec<&GpuOp>> = vec![Vec::new(); if o.by_launch { windows.len() } else { 0 }];
+        if o.by_launch {
+            for (op, &(w, _)) in ops.iter().zip(&launched) {
+                if let Some(w) = w {
+                    members[w].push(op);
+                }
+            }
+        }
         let mut per_rank = OpAccumulator::default();
         let first_step = out.steps.len();
-        for &(number, start, end) in &windows {
+        for (w, &(number, start, end)) in windows.iter().enumerate() {
             let dur = end - start;
-            let lo = ops.partition_point(|op| op.start < start);
-            let inside: Vec<&GpuOp> = ops[lo..].iter().take_while(|op| op.start <= end).filter(|op| op.end <= end).collect();
+            let inside: Vec<&GpuOp> = if o.by_launch {
+                std::mem::take(&mut members[w])
+            } else {
+                let lo = ops.partition_point(|op| op.start < start);
+                ops[lo..].iter().take_while(|op| op.start <= end).filter(|op| op.end <= end).collect()
+            };
             let in_range = o.decode_ns.0.is_none_or(|l| dur >= l) && o.decode_ns.1.is_none_or(|h| dur <= h);
             let mut kind = if dur > o.prefill_ns {
                 StepKind::Prefill
@@ -561,6 +618,18 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
                 sequences.push((out.steps.len() - 1, rows.iter().map(|r| r.0).collect()));
                 pooled.add_step(&rows, &names.list);
                 per_rank.add_step(&rows, &names.list);
+            }
+        }
+        // what the other rule would have counted in the used decode steps
+        for (op, &(w, linked)) in ops.iter().zip(&launched) {
+            let Some(w) = w else { continue };
+            if out.steps[first_step + w].kind != StepKind::Decode {
+                continue;
+            }
+            if o.by_launch {
+                out.unlinked += usize::from(!linked);
+            } else {
+                out.launched_outside += usize::from(linked && !in_window(op, &windows[w]));
             }
         }
         // outliers among this rank's decode-length steps
@@ -859,8 +928,23 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
         Some(k) => notes.push(format!("times are relative to the first GPU operation containing '{k}' in each decode step")),
         None => notes.push("times are relative to each step's start".into()),
     }
+    if o.by_launch {
+        notes.push("a step's GPU operations are those launched from it (by correlation id), wherever they run".into());
+        if stats.unlinked > 0 {
+            let n = stats.unlinked;
+            notes.push(format!("{n} GPU operation{} of decode steps had no launching call in the trace and {} counted in the step {} started and ended in", plural(n), if n == 1 { "was" } else { "were" }, if n == 1 { "it" } else { "they" }));
+        }
+    } else if stats.launched_outside > 0 {
+        let n = stats.launched_outside;
+        notes.push(format!(
+            "{n} GPU operation{} launched from decode steps ran past {} step's end (the GPU behind the CPU) and {} not counted; by_launch (--by-launch) counts operations with the step that launched them",
+            plural(n),
+            if n == 1 { "its" } else { "their" },
+            if n == 1 { "is" } else { "are" }
+        ));
+    }
     if stats.ops.is_empty() {
-        notes.push("no GPU operation (kernel, memcpy, memset) starts and ends inside a decode step".into());
+        notes.push(format!("no GPU operation (kernel, memcpy, memset) {} a decode step", if o.by_launch { "was launched from" } else { "starts and ends inside" }));
     } else {
         notes.push(format!("{} operations matched by name and occurrence", stats.ops.len()));
     }

@@ -36,6 +36,10 @@ pub struct StatsArgs {
     /// execute_model) as the steps, for traces without ProfilerStep#N / ProfileStep#N.
     #[arg(long, value_name = "NAME")]
     step_name: Option<String>,
+    /// A step's GPU operations are those launched from it (by correlation id), wherever they run,
+    /// not those that start and end inside it: for traces whose GPU runs behind the CPU.
+    #[arg(long)]
+    by_launch: bool,
     /// Ranks to analyse, e.g. 0,2-5 (default: all).
     #[arg(long, value_name = "LIST")]
     ranks: Option<String>,
@@ -93,7 +97,8 @@ fn preview(t: &Table, rows: usize) -> String {
 pub fn run_stats(a: StatsArgs) -> Result<()> {
     check_output(&a.input, &a.csv)?;
     let ranks = a.ranks.as_deref().map(parse_int_list).transpose().context("--ranks")?.flatten();
-    let mut given = vec![("start_kernel", a.start_kernel.as_str()), ("keep_suffix", if a.keep_suffix { "true" } else { "false" })];
+    let flag = |b: bool| if b { "true" } else { "false" };
+    let mut given = vec![("start_kernel", a.start_kernel.as_str()), ("keep_suffix", flag(a.keep_suffix)), ("by_launch", flag(a.by_launch))];
     if let Some(ms) = a.prefill_ms.as_deref().or(a.decode_max_ms.as_deref()) {
         given.push(("prefill_ms", ms));
     }

@@ -47,6 +47,9 @@ pub struct Args {
     /// annotation such as execute_model), for traces without ProfilerStep#N.
     #[arg(long, value_name = "NAME")]
     step_name: Option<String>,
+    /// diff_decode counts a step's GPU operations by launch (correlation id), not by its window.
+    #[arg(long)]
+    by_launch: bool,
     /// HTA 0.5.0's TraceDiff tables with the oracle's names (compare_traces__*, ops_diff__*,
     /// ops_summary__*, iterations__*): the first iteration of one rank per side, µs rounding
     /// included.
@@ -108,6 +111,7 @@ pub fn run(a: Args) -> Result<()> {
         let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, test_iteration: a.test_iteration, ..Default::default() };
         o.decode.start_kernel = start_kernel(&a.start_kernel);
         o.decode.step_name = a.step_name.as_deref().and_then(step_name);
+        o.decode.by_launch = a.by_launch;
         let control_frames = control_frames.context("frames of the control run (a bug)")?;
         // one run compared with itself: both sides start from its frames
         let test_frames = test_frames.unwrap_or_else(|| control_frames.clone());

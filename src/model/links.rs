@@ -69,6 +69,22 @@ pub fn find_steps(r: &RankTrace) -> Vec<Step> {
     steps
 }
 
+/// The launching call of each correlation id of `r`: its complete runtime or driver row, the
+/// runtime call when both carry the id (cudaLaunchKernel → cuLaunchKernel).
+pub fn launchers(r: &RankTrace) -> FxHashMap<i64, EventId> {
+    let ev = &r.events;
+    let mut launcher_of: FxHashMap<i64, EventId> = FxHashMap::default();
+    for e in 0..ev.len() {
+        if ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete {
+            let slot = launcher_of.entry(ev.correlation[e]).or_insert(e as EventId);
+            if ev.kind[*slot as usize] == Kind::Driver && ev.kind[e] == Kind::Runtime {
+                *slot = e as EventId;
+            }
+        }
+    }
+    launcher_of
+}
+
 /// Computes every link column of `r` (whose `steps` are already found).
 pub fn compute(r: &RankTrace) -> Links {
     let ev = &r.events;
@@ -76,16 +92,7 @@ pub fn compute(r: &RankTrace) -> Links {
     let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
 
     // launch <-> device by correlation
-    let mut launcher_of: FxHashMap<i64, EventId> = FxHashMap::default();
-    for e in 0..n {
-        if ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete {
-            // prefer the runtime call over a driver call with the same id (cudaLaunchKernel → cuLaunchKernel)
-            let slot = launcher_of.entry(ev.correlation[e]).or_insert(e as EventId);
-            if ev.kind[*slot as usize] == Kind::Driver && ev.kind[e] == Kind::Runtime {
-                *slot = e as EventId;
-            }
-        }
-    }
+    let launcher_of = launchers(r);
     for e in 0..n {
         if ev.kind[e].is_device() && ev.correlation[e] >= 0 {
             if let Some(&l) = launcher_of.get(&ev.correlation[e]) {

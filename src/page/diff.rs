@@ -37,6 +37,7 @@ pub const DIFF_OPTIONS: &[Opt] = &[
     Opt { name: "test_iteration", kind: OptKind::Str, default: "", help: "The test run's step, when its number differs (empty: the same as iteration)" },
     Opt { name: "start_kernel", kind: OptKind::Str, default: "recover_decode_task", help: "Decode steps (diff_decode) are cut at the first GPU operation containing this (none: at the step start)" },
     Opt { name: "step_name", kind: OptKind::Str, default: "", help: "The steps of diff_decode are the CPU-side events with exactly this name (e.g. execute_model; empty: ProfilerStep#N / ProfileStep#N)" },
+    Opt { name: "by_launch", kind: OptKind::Bool, default: "false", help: "diff_decode counts a step's GPU operations by launch (correlation id), wherever they run, not by the step's window" },
 ];
 
 /// The values an option of [`DIFF_OPTIONS`] may take (empty: any text of its kind).
@@ -140,6 +141,7 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
     let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
     o.decode.start_kernel = start_kernel(params.str("start_kernel"));
     o.decode.step_name = step_name(params.str("step_name"));
+    o.decode.by_launch = params.bool("by_launch");
     let control = Side::new("control", control, control_ranks.as_deref())?;
     let test = Side::new("test", test, test_ranks.as_deref())?;
     Ok(Diff { report: report(&control, &test, &o)?, control_ranks: control.ranks(), test_ranks: test.ranks() })
@@ -185,7 +187,7 @@ mod tests {
     fn options_list_their_choices() {
         let v = json(&diff_options_json());
         let names: Vec<&str> = v.as_array().unwrap().iter().map(|o| o["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["by", "device", "short_names", "iteration", "test_iteration", "start_kernel", "step_name"]);
+        assert_eq!(names, ["by", "device", "short_names", "iteration", "test_iteration", "start_kernel", "step_name", "by_launch"]);
         assert_eq!(v[0]["choices"], serde_json::json!(["op", "kernel", "type", "step", "annotation"]));
         assert_eq!(v[0]["default"], "op");
         assert_eq!(v[1]["choices"], serde_json::json!(["all", "cpu", "gpu"]));
@@ -202,7 +204,7 @@ mod tests {
         let summary = "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs";
         assert_eq!(v["summary"], summary);
         assert_eq!(v["notes"][0], summary);
-        assert_eq!(v["params"], serde_json::json!({"by": "op", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "step_name": "", "test_iteration": ""}));
+        assert_eq!(v["params"], serde_json::json!({"by": "op", "by_launch": "false", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "step_name": "", "test_iteration": ""}));
         assert_eq!(v["files"], serde_json::json!([]));
 
         // the same report as the library's, table for table, CSV for CSV (what --out writes)

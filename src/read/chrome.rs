@@ -6,7 +6,8 @@
 //!   async `b`/`e`/`n`;
 //! * `ts`/`dur` in µs as integers, decimals (exact to the ns) or strings (rocprof v1);
 //! * `pid`/`tid` as integers (negative too) or strings (`"13006(Python)"`, `"Traces"`);
-//! * args spelling drift: `External id`/`external id`, `correlation`/`cid`, `bytes`/`size`;
+//! * args spelling drift: `External id`/`external id`, `correlation`/`correlation_id`/
+//!   `correlation id` (Paddle)/`cid`, `bytes`/`size`;
 //! * top-level `schemaVersion`, `displayTimeUnit`, `baseTimeNanoseconds`, `distributedInfo`,
 //!   `deviceProperties` (or `computeProperties`), `traceName`.
 //!
@@ -126,7 +127,8 @@ fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals) -> Result<(), super::js
         match &*k {
             "stream" | "stream-id" => a.stream = int().unwrap_or(-1),
             "correlation" => a.correlation = int().unwrap_or(-1),
-            "correlation_id" => {
+            // Paddle writes `correlation id` on its runtime calls and GPU operations
+            "correlation_id" | "correlation id" => {
                 a.correlation = int().unwrap_or(-1);
                 a.alt |= flags::CORRELATION_ALT_KEY;
             }
@@ -393,15 +395,16 @@ impl ChromeSink<'_> {
             ev.push_int_arg(e, IntArg::Bytes, size);
             ev.flags[e as usize] |= flags::BYTES_ALT_KEY;
         }
-        // Paddle: exact times of GPU ops and steps (what kernel_extractor reads); not kept for
-        // CPU events, where they only repeat `ts`/`dur`
-        if kind.is_device() || kind == Kind::ProfilerStep {
-            if let Some(ns) = a.paddle.0 {
-                ev.push_int_arg(e, IntArg::PaddleStartNs, ns);
-            }
-            if let Some(ns) = a.paddle.1 {
-                ev.push_int_arg(e, IntArg::PaddleEndNs, ns);
-            }
+        // Paddle: exact times on the profiler's clock (`args.start_time`, from the profiler's
+        // start) where `ts` is on the host's, truncated to the µs: what kernel_extractor reads
+        // for GPU ops and steps, and what places a runtime call or an annotation among them. The
+        // end is kept for GPU ops and steps only; other events' `dur` is exact, so it is
+        // `start + dur` there.
+        if let Some(ns) = a.paddle.0 {
+            ev.push_int_arg(e, IntArg::PaddleStartNs, ns);
+        }
+        if let (Some(ns), true) = (a.paddle.1, kind.is_device() || kind == Kind::ProfilerStep) {
+            ev.push_int_arg(e, IntArg::PaddleEndNs, ns);
         }
         if phase == Phase::Counter || kind == Kind::CudaProfilerRange {
             // counter samples (every numeric arg is a series) and CUPTI range-profiler counters:

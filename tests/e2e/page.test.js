@@ -366,7 +366,7 @@ test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and cha
   let panel = await openTab(page, 'decode');
   assertPanelShows(panel, want.json, 'decode');
   assert.match(panel.status, /^rank 0 · \d+ ms$/);
-  assert.deepEqual(panel.options, { start_kernel: 'recover_decode_task', prefill_ms: '30', decode_ms: '', keep_suffix: 'false', step_name: '' });
+  assert.deepEqual(panel.options, { start_kernel: 'recover_decode_task', prefill_ms: '30', decode_ms: '', keep_suffix: 'false', step_name: '', by_launch: 'false' });
   assert.equal(await page.isVisible('#panel-decode input.hta'), false, 'no HTA mode: decode has no HTA counterpart');
   assert.deepEqual(panel.tables[0].rows.map((r) => r[0]), ['recover_decode_task', 'gemm', 'softmax', 'gemm', 'MEMCPY_DtoH'],
     'the average decode step of the brief, by average start');
@@ -440,6 +440,27 @@ test('(j) the Decode steps tab shows the CLI\'s decode tables, stats CSV and cha
   panel = await rerun({ step_name: 'execute_model' });
   assertPanelShows(panel, marked.json, 'decode step_name=execute_model');
   await assertDecodeCsvs(page, dir, annotated, ['--step-name', 'execute_model'], ['--step-name', 'execute_model'], 'decode step_name=execute_model');
+
+  // the GPU behind the CPU: the note counts what the window rule leaves out; by_launch (a checkbox)
+  // counts operations with the step that launched them, as --by-launch does
+  const lagging = 'kineto-lagging.json';
+  await page.setInputFiles('#file', path.join(dir, lagging));
+  await waitDone(page);
+  const byWindow = cliAnalysis(dir, 'decode', [lagging]);
+  assert.equal(byWindow.status, 0, byWindow.stderr);
+  panel = await openTab(page, 'decode');
+  assertPanelShows(panel, byWindow.json, 'decode (GPU behind the CPU)');
+  assert.ok(panel.notes.some((n) => /^2 GPU operations launched from decode steps ran past their step's end/.test(n)), `the late operations are counted: ${panel.notes}`);
+  const byLaunch = cliAnalysis(dir, 'decode', [lagging, '--by-launch']);
+  assert.equal(byLaunch.status, 0, byLaunch.stderr);
+  assert.notDeepEqual(byLaunch.json.tables.decode_op_averages, byWindow.json.tables.decode_op_averages, 'by_launch changes the averages');
+  await page.check('#panel-decode [data-opt="by_launch"]');
+  await page.click('#panel-decode button[type=submit]');
+  panel = await waitPanel(page, 'decode');
+  assert.equal(panel.options.by_launch, 'true');
+  assertPanelShows(panel, byLaunch.json, 'decode by_launch');
+  await assertDecodeCsvs(page, dir, lagging, ['--by-launch'], ['--by-launch'], 'decode by_launch');
+  await screenshot(page, 'j-decode-by-launch');
 
   // the bundled Kineto sample has no profiler step: the default run says so, as the CLI does
   const sample = cliAnalysis(path.join(dist, 'sample'), 'decode', [sampleName]);
