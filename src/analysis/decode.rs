@@ -8,7 +8,8 @@
 //! * [`extract`]: the operations with start ≥ range start and end ≤ range end, by start time.
 //! * [`decode_stats`]: steps longer than `prefill_ms` are prefill; the others are decode steps
 //!   (optionally only those inside `decode_ms`). A step's operations are those that start and end
-//!   inside it. In a decode step the operations before the first one whose name contains the
+//!   inside it (with `by_launch`: those whose launching runtime call starts inside it, wherever
+//!   they run; for a GPU behind the CPU). In a decode step the operations before the first one whose name contains the
 //!   start kernel are cut, and times are measured from that operation's start (no start kernel:
 //!   from the step start); a decode step without the start kernel is skipped. Operations are
 //!   matched across steps by (name, occurrence index within the step); each row averages the
@@ -473,12 +474,20 @@ fn launch_windows(r: &RankTrace, ops: &[GpuOp], windows: &[(i32, i64, i64)]) -> 
         return vec![(None, false); ops.len()];
     }
     let max_dur = windows.iter().map(|w| w.2 - w.1).max().unwrap_or(0);
-    let launcher = crate::model::links::launchers(r);
+    // the calls' starts with one cursor over the sparse args (rows come in order), as in `gpu_ops`
+    let args = &r.events.int_args;
+    let mut k = 0;
+    let launch_start = crate::model::links::launchers_by(r, |e| {
+        while args.get(k).is_some_and(|a| a.0 < e) {
+            k += 1;
+        }
+        times_from(r, e, &args[k..]).0
+    });
     ops.iter()
         .map(|op| {
             let c = r.events.correlation[op.event as usize];
-            match launcher.get(&c).filter(|_| c >= 0) {
-                Some(&l) => (window_at(windows, max_dur, times(r, l).0), true),
+            match launch_start.get(&c).filter(|_| c >= 0) {
+                Some(&(_, t)) => (window_at(windows, max_dur, t), true),
                 None => (window_at(windows, max_dur, op.start).filter(|&i| in_window(op, &windows[i])), false),
             }
         })

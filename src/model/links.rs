@@ -1,5 +1,7 @@
 //! Index columns linking events, computed once after reading (see `Links`).
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 
@@ -69,16 +71,24 @@ pub fn find_steps(r: &RankTrace) -> Vec<Step> {
     steps
 }
 
-/// The launching call of each correlation id of `r`: its complete runtime or driver row, the
-/// runtime call when both carry the id (cudaLaunchKernel → cuLaunchKernel).
-pub fn launchers(r: &RankTrace) -> FxHashMap<i64, EventId> {
+/// The launching call of each correlation id of `r`, as (its kind, `value(its row)`): the
+/// complete runtime or driver row with that id, the runtime call when both carry it
+/// (cudaLaunchKernel → cuLaunchKernel). `value` sees the candidate rows in row order.
+pub fn launchers_by<T>(r: &RankTrace, mut value: impl FnMut(EventId) -> T) -> FxHashMap<i64, (Kind, T)> {
     let ev = &r.events;
-    let mut launcher_of: FxHashMap<i64, EventId> = FxHashMap::default();
+    let mut launcher_of: FxHashMap<i64, (Kind, T)> = FxHashMap::default();
     for e in 0..ev.len() {
-        if ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete {
-            let slot = launcher_of.entry(ev.correlation[e]).or_insert(e as EventId);
-            if ev.kind[*slot as usize] == Kind::Driver && ev.kind[e] == Kind::Runtime {
-                *slot = e as EventId;
+        let kind = ev.kind[e];
+        if ev.correlation[e] >= 0 && kind.is_launcher() && ev.phase[e] == Phase::Complete {
+            match launcher_of.entry(ev.correlation[e]) {
+                Entry::Vacant(v) => {
+                    v.insert((kind, value(e as EventId)));
+                }
+                Entry::Occupied(mut o) => {
+                    if o.get().0 == Kind::Driver && kind == Kind::Runtime {
+                        o.insert((kind, value(e as EventId)));
+                    }
+                }
             }
         }
     }
@@ -92,10 +102,10 @@ pub fn compute(r: &RankTrace) -> Links {
     let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
 
     // launch <-> device by correlation
-    let launcher_of = launchers(r);
+    let launcher_of = launchers_by(r, |e| e);
     for e in 0..n {
         if ev.kind[e].is_device() && ev.correlation[e] >= 0 {
-            if let Some(&l) = launcher_of.get(&ev.correlation[e]) {
+            if let Some(&(_, l)) = launcher_of.get(&ev.correlation[e]) {
                 links.launch[e] = l;
                 if links.launch[l as usize] == NONE {
                     links.launch[l as usize] = e as EventId;
