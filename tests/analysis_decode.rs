@@ -405,3 +405,30 @@ fn extract_command_and_its_errors() {
     assert_eq!(o.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&o.stderr).contains("their first GPU operations are 'recover_decode_task' (2 steps)"));
 }
+
+/// A real training trace (TensorBoard plugin's ResNet-50, 6 profiler steps), whose GPU runs behind
+/// its CPU: by the window rule 5 of the 6 steps have another operation sequence and 1586
+/// operations launched from a step run past its end; by launch every step has the same 1543
+/// operations, those HTA puts in the step's iteration (the link columns: a GPU row's step is its
+/// launcher's).
+#[test]
+fn shared_training_trace_by_launch() {
+    let path = util::shared("traces/kineto/tb_plugin_2021-06_resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
+    let trace = kinetoscope::read::read_all(&[("worker0.pt.trace.json.gz", &util::bytes(&path)[..])]).expect("read");
+    let base = [("start_kernel", "none"), ("prefill_ms", "1000")];
+    let r = run(&trace, &base).expect("runs");
+    assert!(r.notes[0].ends_with("6 decode steps averaged (avg 139.692 ms, p50 126.548 ms, p90 172.513 ms); 5 with another operation sequence than the most common one"), "{:?}", r.notes);
+    assert!(r.notes.iter().any(|n| n.starts_with("1586 GPU operations launched from decode steps ran past their step's end")), "{:?}", r.notes);
+
+    let stats = decode_stats(&trace, &[0], &DecodeOptions { start_kernel: None, prefill_ns: 1_000_000_000, by_launch: true, ..DecodeOptions::default() }).expect("stats");
+    let rank = &trace.ranks[0];
+    let links = rank.links();
+    for s in &stats.steps {
+        let hta = (0..rank.events.len())
+            .filter(|&e| links.step[e] == s.number && matches!(rank.events.kind[e], kinetoscope::model::Kind::Kernel | kinetoscope::model::Kind::Memcpy | kinetoscope::model::Kind::Memset))
+            .count();
+        assert_eq!((s.number, s.ops, s.same_sequence), (s.number, hta, Some(true)));
+        assert_eq!(s.ops, 1543);
+    }
+    assert_eq!(stats.unlinked, 0);
+}
