@@ -432,3 +432,23 @@ fn shared_training_trace_by_launch() {
     }
     assert_eq!(stats.unlinked, 0);
 }
+
+/// `stats --by-launch` writes the by-launch averages; `diff --by-launch` compares decode steps
+/// the same way (diff_decode), and without it by the window rule.
+#[test]
+fn by_launch_in_stats_and_diff_commands() {
+    let csv = tmp("lagging.csv");
+    let out = cli(&["stats", "kineto-lagging.json", csv.to_str().expect("utf-8"), "--by-launch"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let written = std::fs::read_to_string(&csv).expect("csv");
+    assert!(written.contains("\nMEMCPY_DtoH,7333.333333333333,8500.0,1166.6666666666667,833.3333333333334\n"), "{written}");
+    for (flag, dtoh) in [(Some("--by-launch"), "1166.6666666666667,1166.6666666666667"), (None, "500.0,500.0")] {
+        let dir = tmp(&format!("diff-{}", flag.is_some()));
+        let mut args = vec!["diff", "kineto-lagging.json", "paddle-lagging.json", "--out", dir.to_str().expect("utf-8")];
+        args.extend(flag);
+        let out = cli(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let table = std::fs::read_to_string(dir.join("diff_decode.csv")).expect("diff_decode.csv");
+        assert!(table.contains(&format!("\nMEMCPY_DtoH,0,{dtoh},0.0,")), "{flag:?}: {table}");
+    }
+}

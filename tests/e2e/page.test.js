@@ -777,7 +777,7 @@ test('(k) Diff mode: two runs dropped and picked show the CLI\'s diff: summary, 
     const loaded = await page.textContent(`#diff [data-side="${side}"] .loaded`);
     assert.equal(loaded, `${info.events.src} events · rank ${info.ranks[0].rank.src}`, `${side}: what was read`);
   }
-  assert.deepEqual(shown.options, { by: 'op', device: 'all', short_names: 'false', iteration: '', test_iteration: '', start_kernel: 'recover_decode_task', step_name: '' });
+  assert.deepEqual(shown.options, { by: 'op', device: 'all', short_names: 'false', iteration: '', test_iteration: '', start_kernel: 'recover_decode_task', step_name: '', by_launch: 'false' });
   await assertGroupedBars(page, 'diff', want.json.tables.diff_by_op, 'op', 'diff');
   await assertDiffCsvs(page, 'diff', diffDir, args, 'diff');
   await screenshot(page, 'k-diff');
