@@ -9,12 +9,13 @@
 //! * [`decode_stats`]: steps longer than `prefill_ms` are prefill; the others are decode steps
 //!   (optionally only those inside `decode_ms`). A step's operations are those that start and end
 //!   inside it (with `by_launch`: those whose launching runtime call starts inside it, wherever
-//!   they run; for a GPU behind the CPU). In a decode step the operations before the first one whose name contains the
-//!   start kernel are cut, and times are measured from that operation's start (no start kernel:
-//!   from the step start); a decode step without the start kernel is skipped. Operations are
-//!   matched across steps by (name, occurrence index within the step); each row averages the
-//!   start, end and duration of its matches and rows are sorted by average start. The bubble of a
-//!   row is its average start minus the previous row's average end (first row: its average start).
+//!   they run; for a GPU behind the CPU). In a decode step the operations before the first one
+//!   whose name contains the start kernel are cut, and times are measured from that operation's
+//!   start (no start kernel: from the step start); a decode step without the start kernel is
+//!   skipped. Operations are matched across steps by (name, occurrence index within the step);
+//!   each row averages the start, end and duration of its matches and rows are sorted by average
+//!   start. The bubble of a row is its average start minus the previous row's average end (first
+//!   row: its average start).
 //!
 //! Names lose a trailing `[12.3 us]` timing suffix (Paddle writes one on every event) unless
 //! `keep_suffix` is set. Averages are exact: sums are integer nanoseconds, divided once.
@@ -96,6 +97,19 @@ fn times(r: &RankTrace, e: EventId) -> (i64, i64) {
     times_from(r, e, &args[args.partition_point(|a| a.0 < e)..])
 }
 
+/// [`times`] for rows asked in increasing order: the sparse args are by row, like the rows, so one
+/// cursor over them serves instead of a binary search per row.
+fn times_in_row_order(r: &RankTrace) -> impl FnMut(EventId) -> (i64, i64) + '_ {
+    let args = &r.events.int_args;
+    let mut k = 0;
+    move |e| {
+        while args.get(k).is_some_and(|a| a.0 < e) {
+            k += 1;
+        }
+        times_from(r, e, &args[k..])
+    }
+}
+
 /// [`times`], given the sparse args from row `e`'s first one on.
 fn times_from(r: &RankTrace, e: EventId, args: &[(EventId, IntArg, i64)]) -> (i64, i64) {
     let arg = |which| args.iter().take_while(|a| a.0 == e).find(|a| a.1 == which).map(|a| a.2);
@@ -110,20 +124,14 @@ fn times_from(r: &RankTrace, e: EventId, args: &[(EventId, IntArg, i64)]) -> (i6
 /// order at equal starts).
 pub fn gpu_ops(r: &RankTrace) -> Vec<GpuOp> {
     let ev = &r.events;
-    let args = &ev.int_args;
-    // the sparse args are by row, like the rows: one cursor over them instead of two binary
-    // searches per operation ([`times`])
-    let mut k = 0;
+    let mut times = times_in_row_order(r);
     let mut ops = Vec::new();
     for e in 0..ev.len() {
         if ev.phase[e] != Phase::Complete || !matches!(ev.kind[e], Kind::Kernel | Kind::Memcpy | Kind::Memset) {
             continue;
         }
         let id = e as EventId;
-        while args.get(k).is_some_and(|a| a.0 < id) {
-            k += 1;
-        }
-        let (start, end) = times_from(r, id, &args[k..]);
+        let (start, end) = times(id);
         ops.push(GpuOp { event: id, start, end });
     }
     ops.sort_by_key(|o| o.start);
@@ -474,15 +482,8 @@ fn launch_windows(r: &RankTrace, ops: &[GpuOp], windows: &[(i32, i64, i64)]) -> 
         return vec![(None, false); ops.len()];
     }
     let max_dur = windows.iter().map(|w| w.2 - w.1).max().unwrap_or(0);
-    // the calls' starts with one cursor over the sparse args (rows come in order), as in `gpu_ops`
-    let args = &r.events.int_args;
-    let mut k = 0;
-    let launch_start = crate::model::links::launchers_by(r, |e| {
-        while args.get(k).is_some_and(|a| a.0 < e) {
-            k += 1;
-        }
-        times_from(r, e, &args[k..]).0
-    });
+    let mut times = times_in_row_order(r);
+    let launch_start = crate::model::links::launchers_by(r, |e| times(e).0);
     ops.iter()
         .map(|op| {
             let c = r.events.correlation[op.event as usize];
@@ -580,7 +581,7 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
                 std::mem::take(&mut members[w])
             } else {
                 let lo = ops.partition_point(|op| op.start < start);
-                ops[lo..].iter().take_while(|op| op.start <= end).filter(|op| op.end <= end).collect()
+                ops[lo..].iter().take_while(|op| op.start <= end).filter(|op| in_window(op, &windows[w])).collect()
             };
             let in_range = o.decode_ns.0.is_none_or(|l| dur >= l) && o.decode_ns.1.is_none_or(|h| dur <= h);
             let mut kind = if dur > o.prefill_ns {
