@@ -129,15 +129,19 @@ fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
     for (k, s) in series.iter().enumerate() {
         let c = color(k);
         let vals: Vec<f64> = (0..n).map(|i| finite(s.values.get(i).copied().unwrap_or(0.0)).max(0.0)).collect();
-        let below = base.clone();
-        chart
-            .draw_series(Histogram::vertical(&chart).style(c.filled()).margin(6).baseline_func(move |x: &SegmentValue<usize>| match x {
-                SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => below.get(*i).copied().unwrap_or(0.0),
-                SegmentValue::Last => 0.0,
-            }).data((0..n).map(|i| (i, base[i] + vals[i]))))
-            .map_err(e2s)?
-            .label(short(&s.name, 30))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+        // one histogram per bar: see `bars`
+        for i in 0..n {
+            let below = base.clone();
+            let anno = chart
+                .draw_series(Histogram::vertical(&chart).style(c.filled()).margin(6).baseline_func(move |x: &SegmentValue<usize>| match x {
+                    SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => below.get(*i).copied().unwrap_or(0.0),
+                    SegmentValue::Last => 0.0,
+                }).data(std::iter::once((i, base[i] + vals[i]))))
+                .map_err(e2s)?;
+            if i == 0 {
+                anno.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+            }
+        }
         for (b, v) in base.iter_mut().zip(&vals) {
             *b += v;
         }
@@ -161,7 +165,11 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label:
     let hi = (0..n).map(|i| finite(values[i]).max(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.1)))).fold(0.0, f64::max);
     let lo = (0..n).map(|i| finite(values[i]).min(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.0)))).fold(0.0, f64::min);
     let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], (if lo < 0.0 { lo * 1.08 } else { 0.0 })..axis_max(hi))?;
-    chart.draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data((0..n).map(|i| (i, finite(values[i]))))).map_err(e2s)?;
+    // plotters' Histogram sums its data per key in a HashMap and draws in that map's order, which
+    // changes from run to run: one histogram per bar keeps the SVG the same every time
+    for i in 0..n {
+        chart.draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(values[i]))))).map_err(e2s)?;
+    }
     if let Some(errors) = errors {
         chart
             .draw_series((0..n).filter_map(|i| errors.get(i).map(|e| ErrorBar::new_vertical(SegmentValue::CenterOf(i), finite(e.0), finite(values[i]), finite(e.1), BLACK.stroke_width(1), 8))))

@@ -41,14 +41,13 @@ pub fn draw_kinds<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, ov: &Overvi
         .draw()
         .map_err(|e| e.to_string())?;
     let n = bars.len();
-    chart
-        .draw_series(
-            Histogram::horizontal(&chart)
-                .style(RGBColor(66, 110, 190).filled())
-                .margin(3)
-                .data(bars.iter().enumerate().map(|(i, (_, v))| (n - 1 - i, *v))),
-        )
-        .map_err(|e| e.to_string())?;
+    // one histogram per bar, so the SVG's order is the data's (plotters' Histogram draws in a
+    // HashMap's order)
+    for (i, (_, v)) in bars.iter().enumerate() {
+        chart
+            .draw_series(Histogram::horizontal(&chart).style(RGBColor(66, 110, 190).filled()).margin(3).data(std::iter::once((n - 1 - i, *v))))
+            .map_err(|e| e.to_string())?;
+    }
     area.present().map_err(|e| e.to_string())?;
     Ok(())
 }
