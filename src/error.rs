@@ -55,10 +55,7 @@ pub fn excerpt(bytes: &[u8]) -> String {
         return "end of input".to_string();
     }
     let take = &bytes[..bytes.len().min(40)];
-    let text: String = String::from_utf8_lossy(take)
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let text: String = String::from_utf8_lossy(take).chars().map(|c| if c.is_control() { ' ' } else { c }).collect();
     let more = if bytes.len() > 40 { "…" } else { "" };
     if text.trim().is_empty() {
         // nothing printable (binary data): show the bytes themselves

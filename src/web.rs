@@ -257,7 +257,14 @@ impl Session {
 /// same session on both sides compares its `test_ranks` with `control_ranks` (empty: every other
 /// rank). Returns the comparison's JSON.
 #[wasm_bindgen]
-pub fn diff(control: &Session, test: &Session, params_json: &str, control_ranks: &str, test_ranks: &str, hta: bool) -> Result<String, JsValue> {
+pub fn diff(
+    control: &Session,
+    test: &Session,
+    params_json: &str,
+    control_ranks: &str,
+    test_ranks: &str,
+    hta: bool,
+) -> Result<String, JsValue> {
     crate::page::diff_json(finished(control, "control")?, finished(test, "test")?, params_json, control_ranks, test_ranks, hta).map_err(err)
 }
 

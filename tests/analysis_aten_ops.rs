@@ -66,7 +66,10 @@ fn launches_without_exactly_one_kernel() {
     let err = report("aten_ops_bad_launches.json", true, &[]).unwrap_err();
     assert_eq!(err.0, "rank 0: launch \"cudaLaunchKernel\" (event index 1) has 0 GPU rows: HTA 0.5.0 raises ValueError: can only convert an array of size 1 to a Python scalar");
     let r = report("aten_ops_bad_launches.json", false, &[]).expect("run");
-    eqnice!("aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay,avg_runtime_delay\naten::add,k_b -> k_c,1,20.0,10.0\n", table(&r));
+    eqnice!(
+        "aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay,avg_runtime_delay\naten::add,k_b -> k_c,1,20.0,10.0\n",
+        table(&r)
+    );
     assert_eq!(
         r.notes,
         [
@@ -94,5 +97,8 @@ fn runtime_and_driver_call_with_one_correlation() {
     let err = report("launch.json", true, &[]).map(|_| ()).unwrap_err();
     assert!(err.0.starts_with("rank 0: launch \"cudaLaunchKernel\" (event index 3) has 0 GPU rows"), "{}", err.0);
     let r = report("launch.json", false, &[]).expect("run");
-    eqnice!("aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay,avg_runtime_delay\naten::mm,k1 -> k2,1,10.0,15.0\n", table(&r));
+    eqnice!(
+        "aten_op_name,kernel_sequence,occurrence_count,avg_aten_op_launch_delay,avg_runtime_delay\naten::mm,k1 -> k2,1,10.0,15.0\n",
+        table(&r)
+    );
 }

@@ -63,7 +63,10 @@ fn produced_trace_reads_back_with_its_counters() {
     let ev = &back.events;
     // the 4 original events, then the 6 counter events
     assert_eq!(ev.len(), 10);
-    assert_eq!((0..4).map(|e| back.name(e)).collect::<Vec<_>>(), ["cudaLaunchKernel", "k1", "Memcpy DtoD (Device -> Device)", "cudaMemcpyAsync"]);
+    assert_eq!(
+        (0..4).map(|e| back.name(e)).collect::<Vec<_>>(),
+        ["cudaLaunchKernel", "k1", "Memcpy DtoD (Device -> Device)", "cudaMemcpyAsync"]
+    );
     assert_eq!(ev.ts[1], 1_010_500);
     let counters: Vec<(String, i64, String, f64)> = ev
         .counters
@@ -75,7 +78,10 @@ fn produced_trace_reads_back_with_its_counters() {
         .collect();
     let q = |ts: i64, v: f64| ("Queue Length".to_string(), ts, "Queue Length".to_string(), v);
     let bw = |ts: i64, v: f64| ("Memcpy DtoD".to_string(), ts, "Memcpy BW".to_string(), v);
-    assert_eq!(counters, [q(1_000_000, 1.0), q(1_010_500, 0.0), q(1_012_000, 1.0), q(1_020_000, 0.0), bw(1_020_000, 3.5), bw(1_024_000, 0.0)]);
+    assert_eq!(
+        counters,
+        [q(1_000_000, 1.0), q(1_010_500, 0.0), q(1_012_000, 1.0), q(1_020_000, 0.0), bw(1_020_000, 3.5), bw(1_024_000, 0.0)]
+    );
 }
 
 #[test]
@@ -86,7 +92,10 @@ fn options_select_series_and_name() {
     assert_eq!(r.files[0].name, "counters_bw.json.gz");
     assert_eq!(TimeSeries::parse("QUEUE_LENGTH").expect("parses"), TimeSeries { queue_length: true, memcpy_bandwidth: false });
     assert_eq!(TimeSeries::parse("").expect("parses"), TimeSeries { queue_length: true, memcpy_bandwidth: true });
-    assert_eq!(TimeSeries::parse("QUEUE_LENGTH|BOGUS").unwrap_err().0, "option 'time_series': expected QUEUE_LENGTH and/or MEMCPY_BANDWIDTH, found 'BOGUS'");
+    assert_eq!(
+        TimeSeries::parse("QUEUE_LENGTH|BOGUS").unwrap_err().0,
+        "option 'time_series': expected QUEUE_LENGTH and/or MEMCPY_BANDWIDTH, found 'BOGUS'"
+    );
 }
 
 #[test]

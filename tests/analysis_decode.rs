@@ -134,7 +134,8 @@ memset_unlinked,9500.0,9600.0,100.0,1000.0
             table(&r, "decode_steps")
         );
         assert!(!r.notes.iter().any(|n| n == late), "{f}: {:?}", r.notes);
-        let unlinked = "1 GPU operation of decode steps had no launching call in the trace and was counted in the step it started and ended in";
+        let unlinked =
+            "1 GPU operation of decode steps had no launching call in the trace and was counted in the step it started and ended in";
         assert!(r.notes.iter().any(|n| n == unlinked), "{f}: {:?}", r.notes);
         by_launch = Some(r);
     }
@@ -144,7 +145,8 @@ memset_unlinked,9500.0,9600.0,100.0,1000.0
     let renamed: Vec<String> = text
         .lines()
         .map(|l| match l.find("\"ProfileStep#") {
-            Some(i) => format!("{}\"execute_model{}", &l[..i], &l[i + l[i..].find('[').expect("suffix")..]).replace("\"cat\": \"ProfileStep\"", "\"cat\": \"UserDefined\""),
+            Some(i) => format!("{}\"execute_model{}", &l[..i], &l[i + l[i..].find('[').expect("suffix")..])
+                .replace("\"cat\": \"ProfileStep\"", "\"cat\": \"UserDefined\""),
             None => l.to_string(),
         })
         .collect();
@@ -172,7 +174,11 @@ fn an_annotation_can_mark_the_steps() {
     eqnice!(AVERAGES, table(&r, "decode_op_averages"));
     eqnice!(OP_STATS, table(&r, "decode_op_stats"));
     eqnice!(STEPS, table(&r, "decode_steps"));
-    assert!(r.notes.contains(&"steps are the CPU-side events named 'execute_model', numbered from 1 in time order".to_string()), "{:?}", r.notes);
+    assert!(
+        r.notes.contains(&"steps are the CPU-side events named 'execute_model', numbered from 1 in time order".to_string()),
+        "{:?}",
+        r.notes
+    );
     let e = run(&t, &[("step_name", "execute_model"), ("prefill_ms", "5")]).unwrap_err();
     assert!(e.starts_with("no decode step: 7 of the 7 steps are prefill (> 5.000 ms)"), "{e}");
     let e = run(&t, &[("step_name", "execute")]).unwrap_err();
@@ -211,7 +217,8 @@ MEMCPY_DtoH,1900.0,2000.0,100.0,100.0
 ",
         table(&r, "decode_op_averages")
     );
-    let kinds: Vec<String> = table(&r, "decode_steps").lines().skip(1).map(|l| l.split(',').nth(2).unwrap_or_default().to_string()).collect();
+    let kinds: Vec<String> =
+        table(&r, "decode_steps").lines().skip(1).map(|l| l.split(',').nth(2).unwrap_or_default().to_string()).collect();
     assert_eq!(kinds, ["prefill", "decode", "excluded", "no start kernel", "excluded", "prefill", "excluded"]);
     let r = run(&t, &[("decode_ms", ",11"), ("prefill_ms", "9.5")]).expect("runs");
     eqnice!(
@@ -232,7 +239,8 @@ MEMCPY_DtoH,2000.0,2100.0,100.0,100.0
 fn keep_suffix_keeps_names_whole() {
     let r = run(&read(&["paddle-decode.json"]), &[("keep_suffix", "true")]).expect("runs");
     let csv = table(&r, "decode_op_stats");
-    let rows: Vec<&str> = csv.lines().skip(1).map(|l| l.rsplit_once("]\",").or_else(|| l.split_once(',')).map(|p| p.0).unwrap_or(l)).collect();
+    let rows: Vec<&str> =
+        csv.lines().skip(1).map(|l| l.rsplit_once("]\",").or_else(|| l.split_once(',')).map(|p| p.0).unwrap_or(l)).collect();
     assert!(rows[0].starts_with("recover_decode_task[100.000 us]"), "{csv}");
     assert!(csv.contains("gemm[500.000 us],0,2,"), "{csv}");
     assert!(csv.contains("gemm[600.000 us],0,1,"), "{csv}");
@@ -255,7 +263,9 @@ fn errors_name_what_was_found() {
     eqnice!("decode_ms: 20 is more than 10 (expected LO,HI with LO ≤ HI)", e);
     let e = run(&t, &[("decode_ms", "abc")]).unwrap_err();
     eqnice!("decode_ms: expected LO,HI in ms (e.g. 10,20), found 'abc'", e);
-    let no_steps = kinetoscope::read::read_all(&[("k.json", &br#"[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"pid":0,"tid":7}]"#[..])]).expect("read");
+    let no_steps =
+        kinetoscope::read::read_all(&[("k.json", &br#"[{"ph":"X","cat":"kernel","name":"k","ts":1,"dur":1,"pid":0,"tid":7}]"#[..])])
+            .expect("read");
     let e = run(&no_steps, &[]).unwrap_err();
     eqnice!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; found 1 event (1 GPU operation) and no user annotation to use as steps", e);
 }
@@ -279,7 +289,10 @@ fn ranks_then_across_ranks() {
     );
     // one step chart per rank, the per-rank bars, the waterfall
     let titles: Vec<&str> = r.charts.iter().map(|c| c.title()).collect();
-    assert_eq!(titles, ["Step durations on rank 0", "Step durations on rank 1", "Decode step time per rank (mean, min–max)", "Average decode step"]);
+    assert_eq!(
+        titles,
+        ["Step durations on rank 0", "Step durations on rank 1", "Decode step time per rank (mean, min–max)", "Average decode step"]
+    );
 }
 
 /// `extract`: start ≥ range start and end ≤ range end, by start, on Paddle's `args` clock (the
@@ -299,7 +312,8 @@ gemm,51800.0,52300.0,500.0
     let kept = extract(&read(&["paddle-decode.json"]), &[0], range, true).to_csv();
     assert!(kept.contains("\ngemm[500.000 us],51800.0,52300.0,500.0\n"), "{kept}");
     // several ranks: a rank column, rows by start then rank
-    let two = extract(&read(&["two-ranks/rank0.json", "two-ranks/rank1.json"]), &[0, 1], parse_range("52300,52800").expect("range"), false).to_csv();
+    let two = extract(&read(&["two-ranks/rank0.json", "two-ranks/rank1.json"]), &[0, 1], parse_range("52300,52800").expect("range"), false)
+        .to_csv();
     eqnice!("rank,kernel_name,start_time_us,end_time_us,duration_us\n0,MEMCPY_DtoH,52400.0,52500.0,100.0\n1,MEMCPY_DtoH,52400.0,52800.0,400.0\n", two);
 }
 
@@ -318,7 +332,10 @@ fn gpu_ops_analysis_is_extract() {
     let all = run(&trace, &[]).expect("runs");
     eqnice!(extract(&trace, &[0], (i64::MIN, i64::MAX), false).to_csv(), table(&all, "extract"));
     assert_eq!(all.tables[0].rows(), 18, "every GPU operation of the trace");
-    assert_eq!(run(&trace, &[("range", "5,3")]).err().as_deref(), Some("time range: start 5 is after end 3 (expected START,END with START ≤ END)"));
+    assert_eq!(
+        run(&trace, &[("range", "5,3")]).err().as_deref(),
+        Some("time range: start 5 is after end 3 (expected START,END with START ≤ END)")
+    );
     let none = run(&trace, &[("range", "1,2")]).expect("runs");
     assert_eq!((none.tables[0].rows(), none.notes.clone()), (0, vec!["no GPU operation lies inside 1,2 µs".to_string()]));
 }
@@ -336,7 +353,8 @@ fn shared_paddle_trace() {
     assert!(r.notes.iter().any(|n| n.starts_with("no GPU operation")), "{:?}", r.notes);
     let stats = decode_stats(&trace, &[0], &DecodeOptions { start_kernel: None, ..DecodeOptions::default() }).expect("stats");
     let rank = &trace.ranks[0];
-    let names: Vec<String> = (0..rank.events.len()).map(|e| rank.full_name(e as u32).to_string()).filter(|n| n.starts_with("ProfileStep#")).collect();
+    let names: Vec<String> =
+        (0..rank.events.len()).map(|e| rank.full_name(e as u32).to_string()).filter(|n| n.starts_with("ProfileStep#")).collect();
     assert_eq!(stats.steps.len(), 4);
     for (s, name) in stats.steps.iter().zip(&names) {
         let ms = (s.end - s.start) as f64 / 1e6;
@@ -371,7 +389,10 @@ fn stats_command_writes_the_csv() {
     let o = cli(&["stats", "paddle-decode.json", out.to_str().expect("utf-8"), "none", "9.5", "--out", dir.to_str().expect("utf-8")]);
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
     let csv = std::fs::read_to_string(&out).expect("written");
-    assert!(csv.starts_with("operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us\nrecover_decode_task,0.0,100.0,"), "{csv}");
+    assert!(
+        csv.starts_with("operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us\nrecover_decode_task,0.0,100.0,"),
+        "{csv}"
+    );
     for t in ["decode_op_averages", "decode_op_stats", "decode_steps", "decode_outlier_steps", "decode_ranks"] {
         assert!(dir.join(format!("{t}.csv")).is_file(), "{t}");
     }
@@ -418,14 +439,29 @@ fn shared_training_trace_by_launch() {
     let base = [("start_kernel", "none"), ("prefill_ms", "1000")];
     let r = run(&trace, &base).expect("runs");
     assert!(r.notes[0].ends_with("6 decode steps averaged (avg 139.692 ms, p50 126.548 ms, p90 172.513 ms); 5 with another operation sequence than the most common one"), "{:?}", r.notes);
-    assert!(r.notes.iter().any(|n| n.starts_with("1586 GPU operations launched from decode steps ran past their step's end")), "{:?}", r.notes);
+    assert!(
+        r.notes.iter().any(|n| n.starts_with("1586 GPU operations launched from decode steps ran past their step's end")),
+        "{:?}",
+        r.notes
+    );
 
-    let stats = decode_stats(&trace, &[0], &DecodeOptions { start_kernel: None, prefill_ns: 1_000_000_000, by_launch: true, ..DecodeOptions::default() }).expect("stats");
+    let stats = decode_stats(
+        &trace,
+        &[0],
+        &DecodeOptions { start_kernel: None, prefill_ns: 1_000_000_000, by_launch: true, ..DecodeOptions::default() },
+    )
+    .expect("stats");
     let rank = &trace.ranks[0];
     let links = rank.links();
     for s in &stats.steps {
         let hta = (0..rank.events.len())
-            .filter(|&e| links.step[e] == s.number && matches!(rank.events.kind[e], kinetoscope::model::Kind::Kernel | kinetoscope::model::Kind::Memcpy | kinetoscope::model::Kind::Memset))
+            .filter(|&e| {
+                links.step[e] == s.number
+                    && matches!(
+                        rank.events.kind[e],
+                        kinetoscope::model::Kind::Kernel | kinetoscope::model::Kind::Memcpy | kinetoscope::model::Kind::Memset
+                    )
+            })
             .count();
         assert_eq!((s.number, s.ops, s.same_sequence), (s.number, hta, Some(true)));
         assert_eq!(s.ops, 1543);

@@ -54,7 +54,8 @@ relu_k,20.0,20.0,0.0,0.0,1.0,1.0,20.0,20.0,unchanged
 #[test]
 fn hta_ops_diff_classes() {
     let (c, t) = (read("control.json"), read("test.json"));
-    let (c, t) = (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
+    let (c, t) =
+        (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
     let tables = hta_tables(&c, &t, (None, None));
     let ops = tables.iter().find(|t| t.name == "ops_diff__all").expect("ops_diff__all").to_csv();
     eqnice!(
@@ -226,11 +227,14 @@ fn iterations_chosen_per_side() {
     assert!(r.notes[0].starts_with("step time 1.000 → 0.800 ms (-20.0 %)"), "{}", r.notes[0]);
 
     // HTA: ops_summary__test of iteration 2 (its rows start at 800 µs), the summary names both
-    let (report, _, _) = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(1), Some(2)), kinetoscope::analysis::diff::Device::All, false).expect("hta");
+    let (report, _, _) =
+        kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(1), Some(2)), kinetoscope::analysis::diff::Device::All, false)
+            .expect("hta");
     let test = report.tables.iter().find(|x| x.name == "ops_summary__test").expect("ops_summary__test").to_csv();
     assert!(test.contains("ProfilerStep#2,") && !test.contains("ProfilerStep#1,"), "{test}");
     assert!(report.notes[0].contains("control iteration 1 rank 0 vs test iteration 2 rank 0"), "{}", report.notes[0]);
-    let e = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(3), None), kinetoscope::analysis::diff::Device::All, false).unwrap_err();
+    let e = kinetoscope::analysis::diff::hta_report(&c, &t, None, None, (Some(3), None), kinetoscope::analysis::diff::Device::All, false)
+        .unwrap_err();
     assert_eq!(e.0, "control: rank 0 has no iteration 3 (iterations: 1, 2)");
 }
 
@@ -244,7 +248,11 @@ fn a_side_without_steps_makes_both_whole_traces() {
     let t = kinetoscope::read::read_all(&[("test.json", no_steps.as_bytes())]).expect("read");
     let r = diff(&c, &t, &DiffOptions { by: By::Kernel, ..DiffOptions::default() });
     // control: step 1 (its last step is left out); test: its three gemm of 200 µs
-    assert!(csv(&r, "diff_by_kernel").contains("\ngemm,100.0,600.0,500.0,500.0,1.0,3.0,100.0,200.0,increased\n"), "{}", csv(&r, "diff_by_kernel"));
+    assert!(
+        csv(&r, "diff_by_kernel").contains("\ngemm,100.0,600.0,500.0,500.0,1.0,3.0,100.0,200.0,increased\n"),
+        "{}",
+        csv(&r, "diff_by_kernel")
+    );
     assert_eq!(r.notes[1], "a side has no complete ProfilerStep: times and calls are whole-trace totals");
     assert!(r.notes[0].starts_with("no ProfilerStep on one side: whole traces compared"), "{}", r.notes[0]);
 }

@@ -89,7 +89,8 @@ other,0,9,0.0,,,,,,,
 #[test]
 fn gaps_per_category_in_ns() {
     let t = fixture();
-    for (hta, want) in [(false, [vec![110_000], vec![10_000], vec![80_000]]), (true, [vec![80_000, 110_000], vec![-90_000], vec![80_000]])] {
+    for (hta, want) in [(false, [vec![110_000], vec![10_000], vec![80_000]]), (true, [vec![80_000, 110_000], vec![-90_000], vec![80_000]])]
+    {
         let ctx = Context::new(&t, hta, None).expect("context");
         let s = idle_time(&ctx.frames().ranks[0], &t.ranks[0], None, 30_000, hta);
         assert_eq!(s.iter().map(|x| x.stream).collect::<Vec<_>>(), vec![7, 9]);

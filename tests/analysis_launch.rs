@@ -49,7 +49,10 @@ fn default_counts_every_launch_once() {
 #[test]
 fn hta_ignores_driver_and_hip_launches() {
     let r = report(true, &[]);
-    eqnice!("correlation,cpu_duration,gpu_duration,launch_delay\n1,10,5,5\n2,50,20,0\n2,60,20,0\n4,6,3,0\n", csv(&r, "cuda_kernel_launch_stats__rank0"));
+    eqnice!(
+        "correlation,cpu_duration,gpu_duration,launch_delay\n1,10,5,5\n2,50,20,0\n2,60,20,0\n4,6,3,0\n",
+        csv(&r, "cuda_kernel_launch_stats__rank0")
+    );
     assert_eq!(r.tables.len(), 1, "no outlier table in HTA mode");
 }
 
@@ -66,7 +69,10 @@ fn options_select_memory_calls_and_outliers() {
         csv(&r, "cuda_kernel_launch_outliers__rank0")
     );
     let r = report(true, &[("include_memory_events", "false")]);
-    eqnice!("correlation,cpu_duration,gpu_duration,launch_delay\n1,10,5,5\n2,50,20,0\n2,60,20,0\n", csv(&r, "cuda_kernel_launch_stats__rank0"));
+    eqnice!(
+        "correlation,cpu_duration,gpu_duration,launch_delay\n1,10,5,5\n2,50,20,0\n2,60,20,0\n",
+        csv(&r, "cuda_kernel_launch_stats__rank0")
+    );
 }
 
 /// HTA's three histograms: short kernels (call ≤ 50 µs and GPU op shorter than the call:
@@ -79,9 +85,13 @@ fn charts_are_hta_histograms() {
         .charts
         .iter()
         .map(|c| match c {
-            Chart::Histogram { title, bins, .. } => {
-                (title.clone(), bins.len(), bins.iter().map(|b| b.2).sum(), bins.first().map_or(f64::NAN, |b| b.0), bins.last().map_or(f64::NAN, |b| b.1))
-            }
+            Chart::Histogram { title, bins, .. } => (
+                title.clone(),
+                bins.len(),
+                bins.iter().map(|b| b.2).sum(),
+                bins.first().map_or(f64::NAN, |b| b.0),
+                bins.last().map_or(f64::NAN, |b| b.1),
+            ),
             other => panic!("not a histogram: {other:?}"),
         })
         .collect();

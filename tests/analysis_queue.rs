@@ -131,7 +131,10 @@ fn blocked_time_per_stream() {
         csv(&r, "time_blocked_on_full_queue")
     );
     let r = report(&t, true, &[("max_queue_length", "1")]);
-    eqnice!("rank,stream,duration_at_max_queue_length,relative_duration_at_max_queue_length\n0,8,35.0,0.5\n", csv(&r, "time_blocked_on_full_queue"));
+    eqnice!(
+        "rank,stream,duration_at_max_queue_length,relative_duration_at_max_queue_length\n0,8,35.0,0.5\n",
+        csv(&r, "time_blocked_on_full_queue")
+    );
     // the pure function: max 3 is reached on stream 7 from 4 to 10 and on stream 9 from 52 to 60
     let ctx = Context::new(&t, false, None).expect("context");
     let q = queue_length(&ctx).expect("series");

@@ -21,7 +21,10 @@ use crate::util;
 
 fn trace() -> kinetoscope::Trace {
     let files = ["rank0.json", "rank1.json"];
-    let ranks = files.iter().map(|f| read_bytes(f, &util::bytes(&util::testdata(&format!("analysis/temporal/{f}"))), 1 << 20).expect("read")).collect();
+    let ranks = files
+        .iter()
+        .map(|f| read_bytes(f, &util::bytes(&util::testdata(&format!("analysis/temporal/{f}"))), 1 << 20).expect("read"))
+        .collect();
     assemble(ranks)
 }
 

@@ -218,7 +218,10 @@ fn help_works() {
     assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
     assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
     // the column width follows the longest subcommand name
-    let listed = |cmd: &str, about: &str| out.lines().any(|l| l.trim_start().strip_prefix(cmd).is_some_and(|rest| rest.starts_with(' ') && rest.trim_start().starts_with(about)));
+    let listed = |cmd: &str, about: &str| {
+        out.lines()
+            .any(|l| l.trim_start().strip_prefix(cmd).is_some_and(|rest| rest.starts_with(' ') && rest.trim_start().starts_with(about)))
+    };
     assert!(listed("info", "What a trace is and contains"), "{out}");
     assert!(listed("temporal", "GPU idle / compute / non-compute time per rank"), "{out}");
     assert!(listed("memory_bw", "Memcpy/memset bandwidth (GB/s) over time per copy type"), "{out}");
@@ -339,25 +342,62 @@ COMMUNICATION,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
 ",
         stdout(&o)
     );
-    assert!(stderr(&o).starts_with("step time 1.000 → 1.000 ms (+0.0 %); control (2 ranks, median) vs test (rank 2); biggest loss (type): COMPUTATION +100.0 µs\n"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(
+            "step time 1.000 → 1.000 ms (+0.0 %); control (2 ranks, median) vs test (rank 2); biggest loss (type): COMPUTATION +100.0 µs\n"
+        ),
+        "{}",
+        stderr(&o)
+    );
 
     let dir = std::env::temp_dir().join(format!("kinetoscope-diff-{}", std::process::id()));
     let (out, plot) = (dir.join("out"), dir.join("d.svg"));
-    let o = run(&["diff", "diff/control.json", "diff/test.json", "--by", "kernel", "--out", out.to_str().expect("utf-8"), "--plot", plot.to_str().expect("utf-8")]);
+    let o = run(&[
+        "diff",
+        "diff/control.json",
+        "diff/test.json",
+        "--by",
+        "kernel",
+        "--out",
+        out.to_str().expect("utf-8"),
+        "--plot",
+        plot.to_str().expect("utf-8"),
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).starts_with("diff_by_kernel\nname "), "{}", stdout(&o));
-    let mut files: Vec<String> = std::fs::read_dir(&out).expect("out").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
+    let mut files: Vec<String> =
+        std::fs::read_dir(&out).expect("out").map(|e| e.expect("entry").file_name().to_string_lossy().into_owned()).collect();
     files.sort();
-    assert_eq!(files, ["diff_by_annotation.csv", "diff_by_kernel.csv", "diff_by_op.csv", "diff_by_type.csv", "diff_kernel_sequences.csv", "diff_overlap.csv", "diff_steps.csv", "diff_temporal.csv"]);
+    assert_eq!(
+        files,
+        [
+            "diff_by_annotation.csv",
+            "diff_by_kernel.csv",
+            "diff_by_op.csv",
+            "diff_by_type.csv",
+            "diff_kernel_sequences.csv",
+            "diff_overlap.csv",
+            "diff_steps.csv",
+            "diff_temporal.csv"
+        ]
+    );
     let svg = std::fs::read_to_string(&plot).expect("svg");
     assert!(svg.contains("Time per step by kernel: control vs test") && svg.contains("difference"), "{}", &svg[..svg.len().min(400)]);
     let _ = std::fs::remove_dir_all(&dir);
 
     let o = run(&["diff", "diff/ranks"]);
     assert_eq!(o.status.code(), Some(1));
-    assert!(stderr(&o).contains("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["diff", "diff/ranks", "--test-ranks", "0-2"]);
-    assert!(stderr(&o).contains("diff/ranks: the test ranks take every rank of the trace; nothing is left to compare with"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("diff/ranks: the test ranks take every rank of the trace; nothing is left to compare with"),
+        "{}",
+        stderr(&o)
+    );
     let o = run(&["diff", "diff/ranks", "--test-ranks", "7"]);
     assert!(stderr(&o).contains("test: rank 7 is not in the trace (ranks: 0, 1, 2)"), "{}", stderr(&o));
     let o = run(&["diff", "diff/ranks", "diff/ranks", "--hta", "--control-ranks", "0,1"]);

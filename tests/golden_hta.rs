@@ -60,7 +60,11 @@ fn implemented(file: &str) -> bool {
 #[test]
 fn golden_hta_analyses_match_oracle() {
     let out = util::shared("hta-oracle/out");
-    let mut sets: Vec<PathBuf> = std::fs::read_dir(&out).unwrap_or_else(|e| panic!("{}: {e}", out.display())).filter_map(|d| d.ok().map(|d| d.path())).filter(|p| p.is_dir()).collect();
+    let mut sets: Vec<PathBuf> = std::fs::read_dir(&out)
+        .unwrap_or_else(|e| panic!("{}: {e}", out.display()))
+        .filter_map(|d| d.ok().map(|d| d.path()))
+        .filter(|p| p.is_dir())
+        .collect();
     sets.sort();
     let mut problems: BTreeMap<(String, String), String> = BTreeMap::new();
     let mut compared = 0;
@@ -95,7 +99,11 @@ fn check_set(dir: &Path, problems: &mut BTreeMap<(String, String), String>) -> u
             }
         }
     }
-    let mut files: Vec<String> = std::fs::read_dir(dir).expect("set dir").filter_map(|d| d.ok()?.file_name().into_string().ok()).filter(|f| implemented(f)).collect();
+    let mut files: Vec<String> = std::fs::read_dir(dir)
+        .expect("set dir")
+        .filter_map(|d| d.ok()?.file_name().into_string().ok())
+        .filter(|f| implemented(f))
+        .collect();
     files.sort();
     let mut n = 0;
     for file in &files {
@@ -124,7 +132,9 @@ fn check_set(dir: &Path, problems: &mut BTreeMap<(String, String), String>) -> u
 
 /// Compares two CSVs cell by cell; `Err` describes the first differences.
 fn compare_csv(oracle: &[u8], ours: &[u8]) -> Result<(), String> {
-    let parse = |b: &[u8]| -> Vec<csv::StringRecord> { csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(b).records().map(|r| r.expect("csv")).collect() };
+    let parse = |b: &[u8]| -> Vec<csv::StringRecord> {
+        csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(b).records().map(|r| r.expect("csv")).collect()
+    };
     let (o, u) = (parse(oracle), parse(ours));
     if o.first() != u.first() {
         return Err(format!("header: oracle {:?}, ours {:?}", o.first(), u.first()));
@@ -132,7 +142,13 @@ fn compare_csv(oracle: &[u8], ours: &[u8]) -> Result<(), String> {
     let mut diffs = Vec::new();
     let mut bad_rows = 0;
     for (i, (a, b)) in o.iter().zip(&u).enumerate().skip(1) {
-        let cols: Vec<String> = a.iter().zip(b.iter()).enumerate().filter(|(_, (x, y))| !cell_eq(x, y)).map(|(c, (x, y))| format!("{}: {x:?} vs {y:?}", &o[0][c])).collect();
+        let cols: Vec<String> = a
+            .iter()
+            .zip(b.iter())
+            .enumerate()
+            .filter(|(_, (x, y))| !cell_eq(x, y))
+            .map(|(c, (x, y))| format!("{}: {x:?} vs {y:?}", &o[0][c]))
+            .collect();
         if !cols.is_empty() || a.len() != b.len() {
             bad_rows += 1;
             if diffs.len() < 3 {
@@ -248,7 +264,8 @@ mod tie_order {
                     tie_diffs += 1;
                 }
                 let same = if c == v {
-                    tied || cell_eq(a, b) || a.parse::<f64>().ok().zip(b.parse::<f64>().ok()).is_some_and(|(x, y)| (x - y).abs() <= 1e-9 * scale)
+                    tied || cell_eq(a, b)
+                        || a.parse::<f64>().ok().zip(b.parse::<f64>().ok()).is_some_and(|(x, y)| (x - y).abs() <= 1e-9 * scale)
                 } else {
                     cell_eq(a, b)
                 };
@@ -297,12 +314,23 @@ mod tie_order {
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn compare_summary(oracle: &[u8], ours: &str, all_ours: &BTreeMap<String, String>, dir: &Path, series: &str, key: &str, value: &str, positive: bool) -> Result<(), String> {
+    fn compare_summary(
+        oracle: &[u8],
+        ours: &str,
+        all_ours: &BTreeMap<String, String>,
+        dir: &Path,
+        series: &str,
+        key: &str,
+        value: &str,
+        positive: bool,
+    ) -> Result<(), String> {
         let (o, u) = (parse(oracle), parse(ours.as_bytes()));
         if o.first() != u.first() || o.len() != u.len() {
             return compare_csv(oracle, ours.as_bytes());
         }
-        let rank_of = |name: &str| name.strip_prefix(series).and_then(|r| r.trim_end_matches(".gz").strip_suffix(".csv")).and_then(|r| r.parse::<u32>().ok());
+        let rank_of = |name: &str| {
+            name.strip_prefix(series).and_then(|r| r.trim_end_matches(".gz").strip_suffix(".csv")).and_then(|r| r.parse::<u32>().ok())
+        };
         let mut oracle_files = Vec::new();
         for e in std::fs::read_dir(dir).expect("set dir").flatten() {
             let name = e.file_name().to_string_lossy().to_string();
@@ -342,7 +370,8 @@ fn golden_trace_diff_matches_oracle() {
         kinetoscope::read::read_all(&[(rel, &util::bytes(&p)[..])]).expect("read")
     };
     let (c, t) = (read("control/control.json.gz"), read("test/test.json.gz"));
-    let (c, t) = (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
+    let (c, t) =
+        (LabeledTrace::new("control", &c, None, false).expect("control"), LabeledTrace::new("test", &t, None, false).expect("test"));
     let dir = util::shared("hta-oracle/out/trace_diff__control_vs_test");
     let tables = hta_tables(&c, &t, (None, None));
     let mut checked = 0;
@@ -380,7 +409,11 @@ fn diff_command_writes_the_oracle_files() {
         .output()
         .expect("run kinetoscope");
     assert_eq!(o.status.code(), Some(0), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stderr).starts_with("step time 75.473 → 100.298 ms (+32.9 %;"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(
+        String::from_utf8_lossy(&o.stderr).starts_with("step time 75.473 → 100.298 ms (+32.9 %;"),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
     let oracle = util::shared("hta-oracle/out/trace_diff__control_vs_test");
     let mut n = 0;
     for f in std::fs::read_dir(&dir).expect("out dir").filter_map(|d| d.ok()) {

@@ -69,7 +69,10 @@ fn golden_hta_parse_matches_oracle() {
     let mut unexplained = Vec::new();
     for ((set, rank, col), (n, example)) in &diffs {
         let known = KNOWN.iter().find(|k| k.0 == set && k.1 == col);
-        println!("DIFF {set} rank {rank} {col}: {n} rows, e.g. {example}{}", known.map(|k| format!("  [known: {}]", k.2)).unwrap_or_default());
+        println!(
+            "DIFF {set} rank {rank} {col}: {n} rows, e.g. {example}{}",
+            known.map(|k| format!("  [known: {}]", k.2)).unwrap_or_default()
+        );
         if known.is_none() {
             unexplained.push(format!("{set} rank {rank} {col}: {n} rows, e.g. {example}"));
         }
@@ -132,7 +135,11 @@ fn check_set(dir: &Path) -> SetResult {
             t_frame.as_millis()
         );
         let ms = t0.elapsed().as_millis();
-        res.lines.push(format!("{set:<45} {hta_rank:>4} {:>7} {:>7} {matched:>7} {identical:>7} {ms:>6}  {notes}", oracle.len() - 1, ours.len() - 1));
+        res.lines.push(format!(
+            "{set:<45} {hta_rank:>4} {:>7} {:>7} {matched:>7} {identical:>7} {ms:>6}  {notes}",
+            oracle.len() - 1,
+            ours.len() - 1
+        ));
         res.frames += 1;
     }
     res
@@ -307,10 +314,14 @@ fn golden_hta_inline_rounding() {
     let tail = ",-1,-1,-1,-1,-1,-1,0.0,-1,-1\n";
     let expected0 = [
         head.as_str(),
-        "0,cpu_op,a,1,1,1699999999999987,0,1700000000000000", tail,
-        "1,cpu_op,b,1,1,1699999999999987,2,1700000000000002", tail,
-        "2,cpu_op,c,1,1,1699999999999988,0,1700000000000001", tail,
-        "3,cpu_op,d,1,1,1699999999999989,0,1700000000000002", tail,
+        "0,cpu_op,a,1,1,1699999999999987,0,1700000000000000",
+        tail,
+        "1,cpu_op,b,1,1,1699999999999987,2,1700000000000002",
+        tail,
+        "2,cpu_op,c,1,1,1699999999999988,0,1700000000000001",
+        tail,
+        "3,cpu_op,d,1,1,1699999999999989,0,1700000000000002",
+        tail,
     ]
     .concat();
     crate::eqnice!(expected0, render_csv(&frames.ranks[0], &trace.ranks[0]));

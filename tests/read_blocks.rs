@@ -124,23 +124,33 @@ fn assert_identical(what: &str, a: &RankTrace, b: &RankTrace) {
     assert_eq!(a.events.pid, b.events.pid, "{what}: pid ids");
     assert_eq!(a.events.name_suffix, b.events.name_suffix, "{what}: name suffixes");
     assert_eq!(a.events.suffix_text, b.events.suffix_text, "{what}: suffix text");
-    let pr = |r: &RankTrace| r.events.profiler_range_args.iter().map(|x| (x.0, r.strings.get(x.1).to_string(), x.2.to_bits())).collect::<Vec<_>>();
+    let pr = |r: &RankTrace| {
+        r.events.profiler_range_args.iter().map(|x| (x.0, r.strings.get(x.1).to_string(), x.2.to_bits())).collect::<Vec<_>>()
+    };
     assert_eq!(pr(a), pr(b), "{what}: profiler range args");
 }
 
 /// Compares the split read with the one-pass read of every file under `dir` (errors too), with
 /// content blocks and with range jobs.
 fn check_dir(dir: &Path, blocks: &[usize]) -> usize {
-    let files: Vec<_> = util::files_under(dir).into_iter().filter(|p| {
-        let p = p.to_string_lossy();
-        p.ends_with(".json") || p.ends_with(".json.gz")
-    }).collect();
+    let files: Vec<_> = util::files_under(dir)
+        .into_iter()
+        .filter(|p| {
+            let p = p.to_string_lossy();
+            p.ends_with(".json") || p.ends_with(".json.gz")
+        })
+        .collect();
     for f in &files {
         let name = f.file_name().unwrap().to_string_lossy().to_string();
         let bytes = util::bytes(f);
         let whole = read_bytes(&name, &bytes, 1 << 20);
         for &block in blocks {
-            let ways = [(Split::Content, 1 << 20), (Split::Content, 4093), (Split::Ranges { margin: 1 }, 4093), (Split::Ranges { margin: 64 << 10 }, 1 << 20)];
+            let ways = [
+                (Split::Content, 1 << 20),
+                (Split::Content, 4093),
+                (Split::Ranges { margin: 1 }, 4093),
+                (Split::Ranges { margin: 64 << 10 }, 1 << 20),
+            ];
             for (split, chunk) in ways {
                 let what = format!("{} in {block}-byte blocks, {split:?}, {chunk}-byte chunks", f.display());
                 match (&whole, read_split(&name, &bytes, chunk, block, split)) {
@@ -230,7 +240,10 @@ fn long_stretches_without_events_are_parsed_again_once_not_once_per_block() {
     // Parsing the stretch again from its start with each next block would cost ~100 times
     // the file here; the reader continues where it stopped, or a job reads to the end.
     let objects = |n: usize| (0..n).map(|i| format!(r#"{{"id": {i}, "name": "device {i}"}}"#)).collect::<Vec<_>>().join(",");
-    let events = (0..2000).map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10)).collect::<Vec<_>>().join(",\n");
+    let events = (0..2000)
+        .map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10))
+        .collect::<Vec<_>>()
+        .join(",\n");
     let docs = [
         ("prefix", format!(r#"{{"deviceProperties": [{}], "traceEvents": [{events}]}}"#, objects(3000))),
         ("suffix", format!(r#"{{"traceEvents": [{events}], "samples": [{}], "displayTimeUnit": "ns"}}"#, objects(3000))),
@@ -263,7 +276,9 @@ fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
         seed % n
     };
     for doc_no in 0..40 {
-        let objects = |n: u64, k: u64| (0..n).map(|i| format!(r#"{{"id": {i}, "v": [{{"a": {k}}},{{"b": "x}},{{y"}}]}}"#)).collect::<Vec<_>>().join(",");
+        let objects = |n: u64, k: u64| {
+            (0..n).map(|i| format!(r#"{{"id": {i}, "v": [{{"a": {k}}},{{"b": "x}},{{y"}}]}}"#)).collect::<Vec<_>>().join(",")
+        };
         let mut events = Vec::new();
         for i in 0..(5 + next(40)) {
             let name = if next(4) == 0 { "tricky},{name".to_string() } else { format!("k{}", next(5)) };
@@ -275,7 +290,8 @@ fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
             });
         }
         let before = if next(2) == 0 { format!(r#""deviceProperties": [{}], "#, objects(next(30), 1)) } else { String::new() };
-        let after = if next(2) == 0 { format!(r#", "samples": [{}], "displayTimeUnit": "ns""#, objects(next(30), 2)) } else { String::new() };
+        let after =
+            if next(2) == 0 { format!(r#", "samples": [{}], "displayTimeUnit": "ns""#, objects(next(30), 2)) } else { String::new() };
         let mut doc = format!(r#"{{{before}"traceEvents": [{}]{after}}}"#, events.join(",\n")).into_bytes();
         if next(4) == 0 {
             doc.truncate(doc.len() - 1 - next(doc.len() as u64 / 2) as usize);

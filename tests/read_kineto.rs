@@ -347,10 +347,7 @@ impl Tally<'_> {
         let corr = arg(&["correlation"]).or_else(|| arg(&["correlation_id"])).or_else(|| arg(&["cid"])).unwrap_or(-1);
         let ext = arg(&["External id", "external id", "External ID"]).unwrap_or(-1);
         if (ev.stream[e], ev.correlation[e], ev.external_id[e]) != (stream, corr, ext) {
-            bad.push(format!(
-                "stream/corr/ext {}/{}/{} != {stream}/{corr}/{ext}",
-                ev.stream[e], ev.correlation[e], ev.external_id[e]
-            ));
+            bad.push(format!("stream/corr/ext {}/{}/{} != {stream}/{corr}/{ext}", ev.stream[e], ev.correlation[e], ev.external_id[e]));
         }
         let bytes = arg(&["bytes"]).or_else(|| if matches!(kind, "memcpy" | "memset") { arg(&["size"]) } else { None });
         let flow = o.get("id").and_then(int_of);

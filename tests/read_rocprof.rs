@@ -277,7 +277,10 @@ fn v3_kernel_trace_rocm_6_2_header() {
         (r.name(0), r.events.ts[0], r.events.dur[0]),
         ("void addition_kernel<float>(float*, float const*, float const*, int, int)", 8_819_330_200_067_564, 48_744)
     );
-    assert_eq!((r.name(6), r.events.ts[6], r.events.dur[6]), ("multiply_kernel(float*, float const*, float const*, int, int)", 8_819_330_200_229_796, 139_563));
+    assert_eq!(
+        (r.name(6), r.events.ts[6], r.events.dur[6]),
+        ("multiply_kernel(float*, float const*, float const*, int, int)", 8_819_330_200_229_796, 139_563)
+    );
 }
 
 #[test]
@@ -308,7 +311,12 @@ fn tables_without_events_are_refused_by_header() {
         assert!(e.starts_with("0: a rocprof trace table: v1 results.csv with timestamps, or rocprofv3"), "{file}: {e}");
         assert!(e.contains(what), "{file}: {e}");
     }
-    for file in [format!("{FD}/results.db"), format!("{FD}/results.sysinfo.txt"), format!("{FD}/rocprof_input.txt"), format!("{SEISMIC}/rocprof_input.txt")] {
+    for file in [
+        format!("{FD}/results.db"),
+        format!("{FD}/results.sysinfo.txt"),
+        format!("{FD}/rocprof_input.txt"),
+        format!("{SEISMIC}/rocprof_input.txt"),
+    ] {
         let e = read_error(&shared(&file));
         assert!(e.contains("expected a trace") || e.starts_with("0: a trace"), "{file}: {e}");
     }
@@ -316,7 +324,8 @@ fn tables_without_events_are_refused_by_header() {
     let no_ts = b"\"Index\",\"KernelName\",\"gpu-id\",\"grd\"\n0,\"k\",8,64\n";
     let e = read_bytes("x", no_ts, 3).err().map(|e| e.found).unwrap_or_default();
     assert!(e.contains("--timestamp on"), "{e}");
-    let alloc = b"\"Kind\",\"Operation\",\"Agent_Id\",\"Allocation_Size\",\"Address\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
+    let alloc =
+        b"\"Kind\",\"Operation\",\"Agent_Id\",\"Allocation_Size\",\"Address\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n";
     let e = read_bytes("x", alloc, 1).err().map(|e| e.found).unwrap_or_default();
     assert!(e.contains("memory_allocation_trace"), "{e}");
 }
@@ -332,7 +341,8 @@ fn the_v3_json_schema_is_not_a_trace() {
 #[test]
 fn every_shared_rocprof_file_is_covered() {
     let root = shared("traces/rocprof");
-    let files: Vec<PathBuf> = crate::util::files_under(&root).into_iter().map(|p| p.strip_prefix(&root).map(PathBuf::from).unwrap_or(p)).collect();
+    let files: Vec<PathBuf> =
+        crate::util::files_under(&root).into_iter().map(|p| p.strip_prefix(&root).map(PathBuf::from).unwrap_or(p)).collect();
     let names: Vec<String> = files.iter().map(|p| p.display().to_string()).collect();
     assert_eq!(names.len(), 20, "{names:#?}");
 }
@@ -349,7 +359,10 @@ fn handmade_v1_results() {
     assert_eq!(r.counts.events, 4);
     assert_eq!(r.events.index[..], [0, 1, 3, 5]);
     let names: Vec<&str> = (0..4).map(|e| r.name(e)).collect();
-    assert_eq!(names, ["void fill<float, 4>(float*, int) [clone .kd]", "say \"hi\", then copy.kd", "ends_before_it_begins.kd", "v1_last.kd"]);
+    assert_eq!(
+        names,
+        ["void fill<float, 4>(float*, int) [clone .kd]", "say \"hi\", then copy.kd", "ends_before_it_begins.kd", "v1_last.kd"]
+    );
     assert_eq!(r.events.ts[..], [1_000_000_000_000_200, 1_000_000_000_001_300, 1_000_000_000_002_500, 1_000_000_000_004_100]);
     assert_eq!(r.events.dur[..], [1000, 0, 0, 250]);
     assert_eq!(r.events.stream[..], [0, 1, 0, -1], "queue-id; None = absent");
@@ -386,7 +399,10 @@ fn handmade_v3_tables_one_by_one() {
 
     let c = read_swept(&v3("4242_memory_copy_trace.csv"));
     let names: Vec<&str> = (0..4).map(|e| c.name(e)).collect();
-    assert_eq!(names, ["Memcpy HtoD (Host -> Device)", "Memcpy DtoH (Device -> Host)", "Memcpy DtoD (Device -> Device)", "MEMORY_COPY_NONE"]);
+    assert_eq!(
+        names,
+        ["Memcpy HtoD (Host -> Device)", "Memcpy DtoH (Device -> Host)", "Memcpy DtoD (Device -> Device)", "MEMORY_COPY_NONE"]
+    );
     let dev: Vec<_> = (0..4).map(|e| arg(&c, e, IntArg::Device)).collect();
     assert_eq!(dev, [Some(2), Some(2), Some(3), None], "the GPU side of each copy");
     assert_eq!(c.events.ts[3], 2_000_000_000_007_000, "last row without a line end");
@@ -453,7 +469,13 @@ fn handmade_v3_process_is_merged_into_one_rank() {
     let l = &r.links().launch;
     assert_eq!((l[0], l[2], l[3], l[5], l[6], l[7], l[8]), (8, 5, 6, 2, 3, NONE, 0));
     assert_eq!(r.warnings.count(WarningKind::BadCsvRow), 1);
-    assert_eq!(r.input_bytes, ["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv"].iter().map(|n| bytes(&v3(n)).len() as u64).sum::<u64>());
+    assert_eq!(
+        r.input_bytes,
+        ["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv"]
+            .iter()
+            .map(|n| bytes(&v3(n)).len() as u64)
+            .sum::<u64>()
+    );
     let o = &t.ranks[1];
     assert_eq!((o.counts.events, o.id_text(o.events.pid[0]), o.id_text(o.events.tid[0])), (1, "5151".to_string(), "5152".to_string()));
     assert_eq!(o.warnings.count(WarningKind::BadCsvRow), 1);

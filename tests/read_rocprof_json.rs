@@ -149,7 +149,8 @@ fn bad_record_is_skipped_with_a_warning() {
 
 #[test]
 fn refused_without_a_process_array() {
-    for doc in [&br#"{"rocprofiler-sdk-tool": {"metadata": {}}}"#[..], br#"{"rocprofiler-sdk-tool": [{"buffer_records": {"hip_api": [1, 2"#] {
+    for doc in [&br#"{"rocprofiler-sdk-tool": {"metadata": {}}}"#[..], br#"{"rocprofiler-sdk-tool": [{"buffer_records": {"hip_api": [1, 2"#]
+    {
         for chunk in [1, 7, 4096] {
             let e = read_bytes("x", doc, chunk).expect_err("must be refused");
             assert!(e.expected.contains("rocprofiler-sdk-tool") || e.expected.contains("closing"), "{e}");

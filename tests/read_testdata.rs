@@ -211,10 +211,7 @@ fn vocabulary_2020() {
             map(&[("M", 2), ("X", 9), ("f", 1), ("i", 1), ("s", 1)])
         )
     );
-    assert_eq!(
-        names(r),
-        (vec![("100".into(), "python".into())], vec![("100".into(), "\"200\"".into(), "thread 200 (python)".into())])
-    );
+    assert_eq!(names(r), (vec![("100".into(), "python".into())], vec![("100".into(), "\"200\"".into(), "thread 200 (python)".into())]));
     assert_eq!(r.steps.iter().map(|s| (s.number, s.event, s.ts, s.dur)).collect::<Vec<_>>(), vec![(1, 0, 1000000, 100000)]);
     assert_eq!((r.format, r.meta.bare_array), (Some(Format::Kineto), true));
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));
@@ -490,12 +487,7 @@ fn metadata() {
     assert_eq!(r.rank, 3);
     let d = r.meta.distributed.clone().expect("distributedInfo");
     assert_eq!((d.rank, d.world_size, d.backend.as_deref()), (Some(3), Some(8), Some("nccl")));
-    let devices: Vec<_> = r
-        .meta
-        .devices
-        .iter()
-        .map(|d| (d.id, d.name.clone(), d.total_global_mem, d.compute.clone(), d.num_sms))
-        .collect();
+    let devices: Vec<_> = r.meta.devices.iter().map(|d| (d.id, d.name.clone(), d.total_global_mem, d.compute.clone(), d.num_sms)).collect();
     let a100 = || Some("NVIDIA A100-SXM4-80GB".to_string());
     assert_eq!(
         devices,
@@ -700,10 +692,7 @@ fn paddle() {
     );
     assert_eq!(
         names(r),
-        (
-            vec![("13006".into(), "Process 13006 (CPU)".into())],
-            vec![("13006".into(), "\"13006(C++)\"".into(), "thread 13006:C++".into())]
-        )
+        (vec![("13006".into(), "Process 13006 (CPU)".into())], vec![("13006".into(), "\"13006(C++)\"".into(), "thread 13006:C++".into())])
     );
     assert_eq!(r.format, Some(Format::Paddle));
     assert_eq!(r.meta.top_level_keys, s(&["displayTimeUnit", "schemaVersion", "span_index", "ExtraInfo"]));
@@ -1043,7 +1032,9 @@ fn every_fixture_is_tested() {
 #[test]
 fn overview_lists_a_bounded_number_of_devices() {
     let devices = (0..100).map(|i| format!(r#"{{"id": {i}, "name": "dev {i}"}}"#)).collect::<Vec<_>>().join(",");
-    let doc = format!(r#"{{"deviceProperties": [{devices}], "traceEvents": [{{"ph": "X", "name": "a", "ts": 1, "dur": 1, "pid": 1, "tid": 1}}]}}"#);
+    let doc = format!(
+        r#"{{"deviceProperties": [{devices}], "traceEvents": [{{"ph": "X", "name": "a", "ts": 1, "dur": 1, "pid": 1, "tid": 1}}]}}"#
+    );
     let t = kinetoscope::read::read_all(&[("d.json", doc.as_bytes())]).expect("reads");
     assert_eq!(t.ranks[0].meta.devices.len(), 100, "the model keeps them all");
     let o = kinetoscope::analysis::overview::overview(&t);

@@ -3,50 +3,50 @@
 /// Paths to `testdata/` and `../shared`, comparison helpers, chunk-size sweeps.
 mod util;
 
-/// Kineto / Chrome-trace reader: every real trace in ../shared, counted independently.
-mod read_kineto;
-/// Hand-made traces in testdata/: each variant and each kind of damage, exact values.
-mod read_testdata;
-/// Reading in blocks parsed by other workers (the page) equals the one-pass read.
-mod read_blocks;
-/// rocprof v1/v3 readers.
-mod read_rocprof;
-/// rocprofv3 JSON reader: hand-made results.json, exact rows, chunk sizes, damage.
-mod read_rocprof_json;
-/// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
-mod golden_hta_parse;
-/// Temporal breakdown: hand-made trace, default and --hta.
-mod analysis_temporal;
-/// Every analysis in HTA mode equals HTA's own output on the oracle sets.
-mod golden_hta;
-/// Kernel breakdown on a hand-made trace (also the helpers of the analysis_* modules below).
-mod analysis_kernels;
-/// Communication/computation overlap on a hand-made trace.
-mod analysis_overlap;
 /// Kernels with their GPU user annotations on a hand-made trace.
 mod analysis_annotated_kernels;
 /// User-annotation breakdown on a hand-made trace.
 mod analysis_annotations;
-/// Idle time breakdown on a hand-made trace: default and --hta (SPEC §2.4, §5.8).
-mod analysis_idle;
-/// Queue length, summary, blocked time on a hand-made trace: default and --hta (SPEC §2.5, §2.6, §5.6).
-mod analysis_queue;
-/// Memory bandwidth series and summary on a hand-made trace: default and --hta (SPEC §2.7).
-mod analysis_memory_bw;
-/// Trace with counters: the counter table and the produced gzip trace read back (SPEC §2.8).
-mod analysis_counters;
 /// Analyses on hand-made traces in testdata/analysis/ (launch, aten_ops, steps, stragglers,
 /// cupti): exact numbers, default mode and where `--hta` differs.
 mod analysis_aten_ops;
+/// Trace with counters: the counter table and the produced gzip trace read back (SPEC §2.8).
+mod analysis_counters;
 mod analysis_cupti;
-mod analysis_launch;
-mod analysis_steps;
 /// LLM decode-step statistics and extract (kernel_extractor's stats/extract) on testdata/decode/.
 mod analysis_decode;
 /// Trace diff (HTA's TraceDiff and the ranked default) on testdata/diff/.
 mod analysis_diff;
-mod analysis_stragglers;
+/// Idle time breakdown on a hand-made trace: default and --hta (SPEC §2.4, §5.8).
+mod analysis_idle;
+/// Kernel breakdown on a hand-made trace (also the helpers of the analysis_* modules below).
+mod analysis_kernels;
+mod analysis_launch;
+/// Memory bandwidth series and summary on a hand-made trace: default and --hta (SPEC §2.7).
+mod analysis_memory_bw;
+/// Communication/computation overlap on a hand-made trace.
+mod analysis_overlap;
+/// Queue length, summary, blocked time on a hand-made trace: default and --hta (SPEC §2.5, §2.6, §5.6).
+mod analysis_queue;
 /// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
 mod analysis_sequences;
+mod analysis_steps;
+mod analysis_stragglers;
+/// Temporal breakdown: hand-made trace, default and --hta.
+mod analysis_temporal;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;
+/// Every analysis in HTA mode equals HTA's own output on the oracle sets.
+mod golden_hta;
+/// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
+mod golden_hta_parse;
+/// Reading in blocks parsed by other workers (the page) equals the one-pass read.
+mod read_blocks;
+/// Kineto / Chrome-trace reader: every real trace in ../shared, counted independently.
+mod read_kineto;
+/// rocprof v1/v3 readers.
+mod read_rocprof;
+/// rocprofv3 JSON reader: hand-made results.json, exact rows, chunk sizes, damage.
+mod read_rocprof_json;
+/// Hand-made traces in testdata/: each variant and each kind of damage, exact values.
+mod read_testdata;

@@ -32,8 +32,18 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "Every GPU kernel with the innermost GPU user annotation it runs under, per rank",
     hta_api: "get_gpu_kernels_with_user_annotations (SPEC §2.11)",
     options: &[
-        Opt { name: "expand_names", kind: OptKind::Bool, default: "true", help: "Names instead of HTA's symbol ids (ids are not reproducible, so names are always given)" },
-        Opt { name: "shortern_names", kind: OptKind::Bool, default: "true", help: "Shorten kernel and annotation names (drop templates and arguments); HTA's spelling" },
+        Opt {
+            name: "expand_names",
+            kind: OptKind::Bool,
+            default: "true",
+            help: "Names instead of HTA's symbol ids (ids are not reproducible, so names are always given)",
+        },
+        Opt {
+            name: "shortern_names",
+            kind: OptKind::Bool,
+            default: "true",
+            help: "Shorten kernel and annotation names (drop templates and arguments); HTA's spelling",
+        },
     ],
     run,
 };
@@ -151,7 +161,9 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     let short = p.bool("shortern_names");
     let mut report = Report::default();
     if !p.bool("expand_names") {
-        report.notes.push("expand_names=false: HTA would give symbol ids, which depend on PYTHONHASHSEED (SPEC §5.1); names are given instead".into());
+        report.notes.push(
+            "expand_names=false: HTA would give symbol ids, which depend on PYTHONHASHSEED (SPEC §5.1); names are given instead".into(),
+        );
     }
     if !hta_has_symbol(ctx.trace, GPU_ANNOTATION) {
         if ctx.hta {
@@ -191,10 +203,17 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     let ints = |v: &[i64]| Values::Int(rows.iter().map(|&i| v[i]).collect());
     let strs = |g: &dyn Fn(usize) -> String| Values::Str(rows.iter().map(|&i| g(i)).collect());
     let (ts, dur) = if hta {
-        let dur = if f.dur_is_float { Values::Float(rows.iter().map(|&i| f.dur[i]).collect()) } else { Values::Int(rows.iter().map(|&i| f.dur[i] as i64).collect()) };
+        let dur = if f.dur_is_float {
+            Values::Float(rows.iter().map(|&i| f.dur[i]).collect())
+        } else {
+            Values::Int(rows.iter().map(|&i| f.dur[i] as i64).collect())
+        };
         (Values::Int(rows.iter().map(|&i| f.ts[i]).collect()), dur)
     } else {
-        (Values::Float(rows.iter().map(|&i| super::common::us(f.ts_ns[i])).collect()), Values::Float(rows.iter().map(|&i| super::common::us(f.dur_ns[i])).collect()))
+        (
+            Values::Float(rows.iter().map(|&i| super::common::us(f.ts_ns[i])).collect()),
+            Values::Float(rows.iter().map(|&i| super::common::us(f.dur_ns[i])).collect()),
+        )
     };
     let iteration = if f.iteration_is_float {
         Values::Float(rows.iter().map(|&i| f.iteration[i].map_or(f64::NAN, |v| v as f64)).collect())

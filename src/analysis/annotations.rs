@@ -31,10 +31,30 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "Time per user annotation (GPU or CPU timeline) and rank",
     hta_api: "get_gpu_user_annotation_breakdown (SPEC §2.12)",
     options: &[
-        Opt { name: "use_gpu_annotation", kind: OptKind::Bool, default: "true", help: "Annotations on the GPU timeline (gpu_user_annotation); false: on the CPU (user_annotation)" },
-        Opt { name: "duration_ratio", kind: OptKind::Float, default: "0.8", help: "Fold annotations whose cumulative time lies past this quantile of the cumulative times into \"others\" (0..1)" },
-        Opt { name: "num_kernels", kind: OptKind::Int, default: "1000", help: "Keep at most this many annotations per rank; the rest become \"others\"" },
-        Opt { name: "allowlist_patterns", kind: OptKind::Str, default: "", help: "Comma-separated substrings: annotations containing one are never folded into \"others\"" },
+        Opt {
+            name: "use_gpu_annotation",
+            kind: OptKind::Bool,
+            default: "true",
+            help: "Annotations on the GPU timeline (gpu_user_annotation); false: on the CPU (user_annotation)",
+        },
+        Opt {
+            name: "duration_ratio",
+            kind: OptKind::Float,
+            default: "0.8",
+            help: "Fold annotations whose cumulative time lies past this quantile of the cumulative times into \"others\" (0..1)",
+        },
+        Opt {
+            name: "num_kernels",
+            kind: OptKind::Int,
+            default: "1000",
+            help: "Keep at most this many annotations per rank; the rest become \"others\"",
+        },
+        Opt {
+            name: "allowlist_patterns",
+            kind: OptKind::Str,
+            default: "",
+            help: "Comma-separated substrings: annotations containing one are never folded into \"others\"",
+        },
     ],
     run,
 };
@@ -82,7 +102,10 @@ pub fn parse_patterns(s: &str) -> Vec<String> {
 /// Whether HTA's symbol table has `symbol`: some event of some rank (also one later dropped by the
 /// last-step filter, §1.9) that HTA parses has it as category or name.
 pub fn hta_has_symbol(trace: &Trace, symbol: &str) -> bool {
-    trace.ranks.iter().any(|r| (0..r.events.len()).any(|e| kept(r, e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name[e]) == symbol)))
+    trace
+        .ranks
+        .iter()
+        .any(|r| (0..r.events.len()).any(|e| kept(r, e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name[e]) == symbol)))
 }
 
 /// Per selected rank (ascending) the aggregated annotations; `None` when the trace has no event
@@ -97,7 +120,8 @@ pub fn user_annotation_breakdown(ctx: &Context<'_>, opts: &AnnotationOptions) ->
     let out = ctx
         .ranks()
         .map(|(f, r)| {
-            let events: Vec<(&str, i64)> = (0..f.len()).filter(|&i| r.strings.get(f.cat[i]) == cat).map(|i| (r.strings.get(f.name[i]), f.dur_ns[i])).collect();
+            let events: Vec<(&str, i64)> =
+                (0..f.len()).filter(|&i| r.strings.get(f.cat[i]) == cat).map(|i| (r.strings.get(f.name[i]), f.dur_ns[i])).collect();
             (f.rank, aggregate_by_name(&events, &fold, ctx.hta))
         })
         .collect();
@@ -159,7 +183,10 @@ fn charts(ranks: &[(u32, Vec<NameStats>)], gpu: bool) -> Vec<Chart> {
         .iter()
         .filter(|(_, v)| !v.is_empty())
         .take(PIE_RANKS)
-        .map(|(r, v)| Chart::Pie { title: format!("User annotation distribution ({side}) on rank {r}"), slices: v.iter().map(|s| (s.name.clone(), s.sum)).collect() })
+        .map(|(r, v)| Chart::Pie {
+            title: format!("User annotation distribution ({side}) on rank {r}"),
+            slices: v.iter().map(|s| (s.name.clone(), s.sum)).collect(),
+        })
         .collect();
     let mut totals: BTreeMap<&str, f64> = BTreeMap::new();
     for (_, v) in ranks {
@@ -170,7 +197,8 @@ fn charts(ranks: &[(u32, Vec<NameStats>)], gpu: bool) -> Vec<Chart> {
     let mut top: Vec<(&str, f64)> = totals.into_iter().collect();
     top.sort_by(|a, b| b.1.total_cmp(&a.1));
     for (name, _) in top.into_iter().take(BAR_CHARTS) {
-        let per_rank: Vec<(u32, &NameStats)> = ranks.iter().filter_map(|(r, v)| v.iter().find(|s| s.name == name).map(|s| (*r, s))).collect();
+        let per_rank: Vec<(u32, &NameStats)> =
+            ranks.iter().filter_map(|(r, v)| v.iter().find(|s| s.name == name).map(|s| (*r, s))).collect();
         charts.push(Chart::Bars {
             title: format!("User annotation ({side}) = {name}"),
             x_label: "rank".into(),

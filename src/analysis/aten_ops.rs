@@ -165,7 +165,13 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
                 ks.len()
             ));
         };
-        out.push((Instance::Hta(f.tid[op], name(op).to_string(), f.ts[op]), l, f.ts[l] - f.ts[op], f.ts[*k] - f.ts[l], name(*k).to_string()));
+        out.push((
+            Instance::Hta(f.tid[op], name(op).to_string(), f.ts[op]),
+            l,
+            f.ts[l] - f.ts[op],
+            f.ts[*k] - f.ts[l],
+            name(*k).to_string(),
+        ));
     }
     Ok(out)
 }
@@ -227,7 +233,8 @@ fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, l: usize, end:
 fn exact_attribute(f: &HtaFrame, r: &RankTrace, result: &mut AtenOpResult) -> Result<Vec<Attributed>, String> {
     let name = |i: usize| r.strings.get(f.name[i]);
     let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
-    let stacks = CallStacks::build(f, r).map_err(|e| format!("call stacks: zero- and negative-length events meet at event index {}", e.index))?;
+    let stacks =
+        CallStacks::build(f, r).map_err(|e| format!("call stacks: zero- and negative-length events meet at event index {}", e.index))?;
     let kernels = gpu_ops_by_correlation(f, r);
     let mut launches = launch_calls(f, r, false);
     launches.sort_by_key(|&l| (f.ts_ns[l], l));
@@ -307,10 +314,16 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
             report.notes.push(format!("rank {}: no kernel launch inside an ATen op", f.rank));
         }
         if res.launches_without_kernel > 0 {
-            report.notes.push(format!("rank {}: {} launch call(s) inside an ATen op have no GPU kernel in the trace and were skipped", f.rank, res.launches_without_kernel));
+            report.notes.push(format!(
+                "rank {}: {} launch call(s) inside an ATen op have no GPU kernel in the trace and were skipped",
+                f.rank, res.launches_without_kernel
+            ));
         }
         if res.launches_with_several_kernels > 0 {
-            report.notes.push(format!("rank {}: {} launch call(s) have several GPU rows; the earliest was used", f.rank, res.launches_with_several_kernels));
+            report.notes.push(format!(
+                "rank {}: {} launch call(s) have several GPU rows; the earliest was used",
+                f.rank, res.launches_with_several_kernels
+            ));
         }
     }
     Ok(report)
@@ -347,7 +360,13 @@ mod tests {
     fn sort_by_parses_and_orders() {
         assert_eq!(sort_columns("avg_runtime_delay, occurrence_count").unwrap(), vec![4, 2]);
         assert!(sort_columns("bogus").unwrap_err().0.contains("unknown column 'bogus'"));
-        let row = |n: &str, c, d| AtenOpKernels { aten_op_name: n.into(), kernel_sequence: "k".into(), occurrence_count: c, avg_aten_op_launch_delay: d, avg_runtime_delay: 0.0 };
+        let row = |n: &str, c, d| AtenOpKernels {
+            aten_op_name: n.into(),
+            kernel_sequence: "k".into(),
+            occurrence_count: c,
+            avg_aten_op_launch_delay: d,
+            avg_runtime_delay: 0.0,
+        };
         let mut rows = vec![row("b", 1, 5.0), row("a", 2, 1.0), row("c", 2, 1.0)];
         sort_rows(&mut rows, &[2]);
         let names: Vec<&str> = rows.iter().map(|r| r.aten_op_name.as_str()).collect();

@@ -157,7 +157,10 @@ pub fn hta_less(x: &Endpoint, y: &Endpoint) -> Result<bool, CallGraphError> {
                 _ => x.open,
             })
         } else {
-            Err(CallGraphError(format!("ValueError: Unexpected case: events #{} and #{} at the same time, one with a zero and one with a negative duration", x.index, y.index)))
+            Err(CallGraphError(format!(
+                "ValueError: Unexpected case: events #{} and #{} at the same time, one with a zero and one with a negative duration",
+                x.index, y.index
+            )))
         };
     }
     Ok(match (x.open, y.open) {
@@ -272,18 +275,18 @@ impl CallGraph {
         for (pid, tid) in keys {
             let rows = threads.remove(&(pid, tid)).unwrap_or_default();
             let cpu: Vec<usize> = rows.iter().copied().filter(|&i| f.stream[i] == -1).collect();
-            let skip = if opts.hta {
-                rows.iter().all(|&i| f.stream[i] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0)
-            } else {
-                cpu.is_empty()
-            };
+            let skip =
+                if opts.hta { rows.iter().all(|&i| f.stream[i] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0) } else { cpu.is_empty() };
             if skip {
                 continue;
             }
             let root = if opts.hta {
                 // HTA: root index -abs(tid), shared by threads with the same |tid|
                 let Some(IdValue::Int(t)) = r.ids.get(tid) else {
-                    return Err(CallGraphError(format!("TypeError: bad operand type for abs(): 'str' (CPU thread tid '{}')", r.id_text(tid))));
+                    return Err(CallGraphError(format!(
+                        "TypeError: bad operand type for abs(): 'str' (CPU thread tid '{}')",
+                        r.id_text(tid)
+                    )));
                 };
                 let key = -t.saturating_abs();
                 *root_of_key.entry(key).or_insert_with(|| g.new_root(&mut cdepth))
@@ -292,7 +295,8 @@ impl CallGraph {
             };
             g.build_stack(f, &cpu, root, opts.hta, &mut cdepth)?;
             // kernels launched from this thread, in frame order
-            let mut links: Vec<(usize, usize)> = rows.iter().flat_map(|&l| launched.get(&l).into_iter().flatten().map(move |&k| (k, l))).collect();
+            let mut links: Vec<(usize, usize)> =
+                rows.iter().flat_map(|&l| launched.get(&l).into_iter().flatten().map(move |&k| (k, l))).collect();
             links.sort_unstable();
             for (k, l) in links {
                 if opts.hta && repeated.contains(&f.index[k]) {
@@ -402,7 +406,9 @@ impl CallGraph {
                 _ => return Ok(()),
             }
         };
-        let named = |prefix: &str| -> Vec<usize> { self.stacks[main].rows.iter().copied().filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect() };
+        let named = |prefix: &str| -> Vec<usize> {
+            self.stacks[main].rows.iter().copied().filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect()
+        };
         let mut parents = named("## backward ##");
         if parents.is_empty() {
             parents = named("ProfilerStep#");
@@ -428,10 +434,16 @@ impl CallGraph {
                 return Err(CallGraphError(format!("ValueError: {} not in the node map self.nodes", f.index[a])));
             }
             if root == NONE || !self.alive[root as usize] {
-                return Err(CallGraphError("KeyError: the backward stack's root was deleted (CallStackGraph.update_parent_of_first_layer_nodes)".into()));
+                return Err(CallGraphError(
+                    "KeyError: the backward stack's root was deleted (CallStackGraph.update_parent_of_first_layer_nodes)".into(),
+                ));
             }
             let have: FxHashSet<u32> = self.children[a].iter().copied().collect();
-            let mut valid: Vec<u32> = self.children[root as usize].iter().copied().filter(|&c| inside(c, a) && self.alive[c as usize] && !have.contains(&c)).collect();
+            let mut valid: Vec<u32> = self.children[root as usize]
+                .iter()
+                .copied()
+                .filter(|&c| inside(c, a) && self.alive[c as usize] && !have.contains(&c))
+                .collect();
             valid.sort_unstable();
             valid.dedup();
             let mut old: Vec<u32> = valid.iter().map(|&v| self.parent[v as usize]).collect();
@@ -472,7 +484,10 @@ impl CallGraph {
             }
             at = self.parent[at as usize];
         }
-        Err(CallGraphError("HTA 0.5.0 loops forever here (CallStackGraph.get_root after an event became its own parent while moving the backward stack)".into()))
+        Err(CallGraphError(
+            "HTA 0.5.0 loops forever here (CallStackGraph.get_root after an event became its own parent while moving the backward stack)"
+                .into(),
+        ))
     }
 
     /// Step 4: depths, kernel counts and sums from the live roots.

@@ -31,7 +31,12 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "Write each rank's trace with queue-length and memory-bandwidth counter tracks (gzip Chrome JSON for Perfetto)",
     hta_api: "generate_trace_with_counters (SPEC §2.8)",
     options: &[
-        Opt { name: "time_series", kind: OptKind::Str, default: "QUEUE_LENGTH|MEMCPY_BANDWIDTH", help: "Counters to add: QUEUE_LENGTH, MEMCPY_BANDWIDTH or both joined by |" },
+        Opt {
+            name: "time_series",
+            kind: OptKind::Str,
+            default: "QUEUE_LENGTH|MEMCPY_BANDWIDTH",
+            help: "Counters to add: QUEUE_LENGTH, MEMCPY_BANDWIDTH or both joined by |",
+        },
         Opt { name: "output_suffix", kind: OptKind::Str, default: "_with_counters", help: "Added to the trace file's name" },
     ],
     run,
@@ -88,7 +93,12 @@ fn clock_offset_ns(ctx: &Context<'_>) -> i64 {
     if ctx.hta {
         return ctx.frames().min_ts_us.unwrap_or(0) * 1000;
     }
-    ctx.frames().ranks.iter().zip(&ctx.trace.ranks).find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0])).unwrap_or(0)
+    ctx.frames()
+        .ranks
+        .iter()
+        .zip(&ctx.trace.ranks)
+        .find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0]))
+        .unwrap_or(0)
 }
 
 /// The counter samples of each selected rank (ranks without any are left out), in HTA's order:
@@ -101,12 +111,26 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
         let mut samples = Vec::new();
         if series.queue_length {
             for p in queue_points(f, r, ctx.hta)? {
-                samples.push(CounterSample { name: "Queue Length".into(), counter: "Queue Length", pid: f.pid[p.gpu], id: Some(p.stream), ts_ns: p.ts_ns + offset, value: p.queue_length as f64 });
+                samples.push(CounterSample {
+                    name: "Queue Length".into(),
+                    counter: "Queue Length",
+                    pid: f.pid[p.gpu],
+                    id: Some(p.stream),
+                    ts_ns: p.ts_ns + offset,
+                    value: p.queue_length as f64,
+                });
             }
         }
         if series.memcpy_bandwidth {
             for p in memory_bw_points(f, r, ctx.hta) {
-                samples.push(CounterSample { name: p.name, counter: "Memcpy BW", pid: f.pid[p.op], id: None, ts_ns: p.ts_ns + offset, value: p.value });
+                samples.push(CounterSample {
+                    name: p.name,
+                    counter: "Memcpy BW",
+                    pid: f.pid[p.op],
+                    id: None,
+                    ts_ns: p.ts_ns + offset,
+                    value: p.value,
+                });
             }
         }
         if !samples.is_empty() {

@@ -73,7 +73,9 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
     let mut ranges: Vec<usize> = (0..f.len()).filter(|&i| is_range(f, r, i, hta)).collect();
     by_ts(&mut ranges);
     let mut launches: Vec<usize> = if hta {
-        (0..f.len()).filter(|&i| r.strings.get(f.cat[i]).starts_with("cuda_runtime") && r.strings.get(f.name[i]).starts_with("cudaLaunchKernel")).collect()
+        (0..f.len())
+            .filter(|&i| r.strings.get(f.cat[i]).starts_with("cuda_runtime") && r.strings.get(f.name[i]).starts_with("cudaLaunchKernel"))
+            .collect()
     } else {
         launch_calls(f, r, false)
     };
@@ -81,7 +83,9 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
     if ranges.len() != launches.len() {
         return Ok(Err((ranges.len(), launches.len())));
     }
-    let stacks = CallStacks::build(f, r).map_err(|e| format!("zero- and negative-length events meet at event index {}: HTA 0.5.0 raises ValueError building its call graph", e.index))?;
+    let stacks = CallStacks::build(f, r).map_err(|e| {
+        format!("zero- and negative-length events meet at event index {}: HTA 0.5.0 raises ValueError building its call graph", e.index)
+    })?;
     let is_op = |i: usize| if hta { r.strings.get(f.cat[i]) == "cpu_op" } else { r.events.kind[f.row[i] as usize] == Kind::CpuOp };
     let mut out = Vec::with_capacity(ranges.len());
     for (&range_row, &launch_row) in ranges.iter().zip(&launches) {
@@ -90,7 +94,10 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
         // HTA sorts the stack by ts; ancestors already are, outermost first at equal times
         ops.sort_by_key(|&a| f.ts_ns[a]);
         if ops.is_empty() && hta {
-            return Err(format!("launch at event index {} has no enclosing cpu_op: HTA 0.5.0 raises IndexError: list index out of range", f.index[launch_row]));
+            return Err(format!(
+                "launch at event index {} has no enclosing cpu_op: HTA 0.5.0 raises IndexError: list index out of range",
+                f.index[launch_row]
+            ));
         }
         out.push(CuptiKernel { range_row, launch_row, op_stack: ops.iter().map(|&a| r.strings.get(f.name[a]).to_string()).collect() });
     }
@@ -158,7 +165,10 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
         let kernels = match cupti_kernels(f, r, ctx.hta) {
             Ok(Ok(k)) => k,
             Ok(Err((ranges, launches))) => {
-                report.notes.push(format!("rank {}: {ranges} range-profiler events but {launches} kernel launch calls; they cannot be paired, rank skipped", f.rank));
+                report.notes.push(format!(
+                    "rank {}: {ranges} range-profiler events but {launches} kernel launch calls; they cannot be paired, rank skipped",
+                    f.rank
+                ));
                 continue;
             }
             Err(msg) => return fail(format!("rank {}: {msg}", f.rank)),
@@ -177,7 +187,11 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
     if hta {
         let num = |g: &dyn Fn(usize) -> f64| -> Values {
             let v: Vec<f64> = kernels.iter().map(|k| g(k.range_row)).collect();
-            if f.dur_is_float { Values::Float(v) } else { Values::Int(v.into_iter().map(|x| x as i64).collect()) }
+            if f.dur_is_float {
+                Values::Float(v)
+            } else {
+                Values::Int(v.into_iter().map(|x| x as i64).collect())
+            }
         };
         let consts = |x: f64| Values::Float(vec![x; kernels.len()]);
         let iteration = if f.iteration_is_float || kernels.iter().any(|k| f.iteration[k.range_row].is_none()) {

@@ -67,7 +67,11 @@ fn run_extract(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisErr
     let table = extract(ctx.trace, &ctx.selected, range, params.bool("keep_suffix"));
     let mut report = Report::default();
     if table.rows() == 0 {
-        report.notes.push(if text.is_empty() { "no GPU operations (kernel, memcpy, memset) in the trace".to_string() } else { format!("no GPU operation lies inside {text} µs") });
+        report.notes.push(if text.is_empty() {
+            "no GPU operations (kernel, memcpy, memset) in the trace".to_string()
+        } else {
+            format!("no GPU operation lies inside {text} µs")
+        });
     }
     report.tables.push(table);
     Ok(report)
@@ -200,7 +204,14 @@ pub struct DecodeOptions {
 
 impl Default for DecodeOptions {
     fn default() -> Self {
-        DecodeOptions { start_kernel: Some(DEFAULT_START_KERNEL.into()), prefill_ns: 30_000_000, decode_ns: (None, None), keep_suffix: false, step_name: None, by_launch: false }
+        DecodeOptions {
+            start_kernel: Some(DEFAULT_START_KERNEL.into()),
+            prefill_ns: 30_000_000,
+            decode_ns: (None, None),
+            keep_suffix: false,
+            step_name: None,
+            by_launch: false,
+        }
     }
 }
 
@@ -229,7 +240,9 @@ impl DecodeOptions {
         let decode_ns = if range.is_empty() {
             (None, None)
         } else {
-            let (a, b) = range.split_once(',').ok_or_else(|| AnalysisError(format!("decode_ms: expected LO,HI in ms (e.g. 10,20), found '{range}'")))?;
+            let (a, b) = range
+                .split_once(',')
+                .ok_or_else(|| AnalysisError(format!("decode_ms: expected LO,HI in ms (e.g. 10,20), found '{range}'")))?;
             let side = |s: &str| if s.trim().is_empty() { Ok(None) } else { ms(s, "decode_ms").map(Some) };
             let (lo, hi) = (side(a)?, side(b)?);
             if let (Some(l), Some(h)) = (lo, hi) {
@@ -447,7 +460,8 @@ fn step_windows(r: &RankTrace, step_name: Option<&str>) -> Vec<(i32, i64, i64)> 
             })
             .collect(),
         Some(name) => {
-            let mut spans: Vec<(i64, i64)> = (0..r.events.len() as EventId).filter(|&e| is_cpu_span(r, e) && r.name(e) == name).map(|e| times(r, e)).collect();
+            let mut spans: Vec<(i64, i64)> =
+                (0..r.events.len() as EventId).filter(|&e| is_cpu_span(r, e) && r.name(e) == name).map(|e| times(r, e)).collect();
             spans.sort_unstable();
             let mut steps: Vec<(i32, i64, i64)> = Vec::new();
             for (start, end) in spans {
@@ -517,7 +531,10 @@ fn found_instead(trace: &Trace, selected: &[usize], gpu: usize) -> String {
     if listed.is_empty() {
         found += "no user annotation to use as steps";
     } else {
-        found += &format!("these user annotations, the most frequent first: {}; give one as step_name (--step-name) to use its occurrences as steps", listed.join(", "));
+        found += &format!(
+            "these user annotations, the most frequent first: {}; give one as step_name (--step-name) to use its occurrences as steps",
+            listed.join(", ")
+        );
     }
     found
 }
@@ -624,7 +641,8 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
                 outlier: None,
             });
             if kind == StepKind::Decode {
-                let rows: Vec<(u32, i64, i64)> = used.iter().map(|op| (names.id(p, r, op.event, o.keep_suffix), op.start - origin, op.end - origin)).collect();
+                let rows: Vec<(u32, i64, i64)> =
+                    used.iter().map(|op| (names.id(p, r, op.event, o.keep_suffix), op.start - origin, op.end - origin)).collect();
                 sequences.push((out.steps.len() - 1, rows.iter().map(|r| r.0).collect()));
                 pooled.add_step(&rows, &names.list);
                 per_rank.add_step(&rows, &names.list);
@@ -643,7 +661,8 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
             }
         }
         // outliers among this rank's decode-length steps
-        let decode: Vec<usize> = (first_step..out.steps.len()).filter(|&i| matches!(out.steps[i].kind, StepKind::Decode | StepKind::NoStartKernel)).collect();
+        let decode: Vec<usize> =
+            (first_step..out.steps.len()).filter(|&i| matches!(out.steps[i].kind, StepKind::Decode | StepKind::NoStartKernel)).collect();
         let flags = tukey(&decode.iter().map(|&i| out.steps[i].end - out.steps[i].start).collect::<Vec<_>>());
         for (&i, f) in decode.iter().zip(flags) {
             out.steps[i].outlier = f;
@@ -664,7 +683,12 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         let n = out.steps.len();
         let prefill = out.steps.iter().filter(|s| s.kind == StepKind::Prefill).count();
         let what = if o.step_name.is_some() { "step" } else { "profiler step" };
-        let mut found = format!("{prefill} of the {n} {what}{} {} prefill (> {:.3} ms)", plural(n), if prefill == 1 { "is" } else { "are" }, us(o.prefill_ns) / 1000.0);
+        let mut found = format!(
+            "{prefill} of the {n} {what}{} {} prefill (> {:.3} ms)",
+            plural(n),
+            if prefill == 1 { "is" } else { "are" },
+            us(o.prefill_ns) / 1000.0
+        );
         if prefill < n {
             found += &format!(" and {} outside decode_ms", n - prefill);
         }
@@ -716,7 +740,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     for (i, st) in stats.steps.iter().enumerate() {
         spans.entry(st.rank).and_modify(|r| r.end = i + 1).or_insert(i..i + 1);
     }
-    let summaries: Vec<RankSummary> = ranks.iter().map(|&r| RankSummary::of(r, &stats.steps[spans.get(&r).cloned().unwrap_or(0..0)])).collect();
+    let summaries: Vec<RankSummary> =
+        ranks.iter().map(|&r| RankSummary::of(r, &stats.steps[spans.get(&r).cloned().unwrap_or(0..0)])).collect();
     report.tables.push(ranks_table(&summaries));
     report.notes = notes(&o, &stats, &summaries);
     report.charts = charts(&stats, &summaries);
@@ -772,11 +797,21 @@ fn op_table(name: &str, groups: &[(Option<u32>, &[OpStat])]) -> Table {
     if groups.iter().any(|g| g.0.is_some()) {
         t = t.with("rank", Unit::None, Values::Int(rank));
     }
-    t = t
-        .with("operation_name", Unit::None, Values::Str(op))
-        .with("occurrence", Unit::None, Values::Int(occ))
-        .with("steps", Unit::Count, Values::Int(steps));
-    let names = ["avg_start_time_us", "avg_end_time_us", "avg_duration_us", "p50_duration_us", "p90_duration_us", "max_duration_us", "std_duration_us", "bubble_time_us"];
+    t = t.with("operation_name", Unit::None, Values::Str(op)).with("occurrence", Unit::None, Values::Int(occ)).with(
+        "steps",
+        Unit::Count,
+        Values::Int(steps),
+    );
+    let names = [
+        "avg_start_time_us",
+        "avg_end_time_us",
+        "avg_duration_us",
+        "p50_duration_us",
+        "p90_duration_us",
+        "max_duration_us",
+        "std_duration_us",
+        "bubble_time_us",
+    ];
     for (n, c) in names.iter().zip(cols) {
         t = t.with(n, Unit::Us, Values::Float(c));
     }
@@ -799,7 +834,19 @@ fn steps_table(steps: &[StepStat]) -> Table {
         .with(
             "sequence",
             Unit::None,
-            Values::Str(steps.iter().map(|s| match s.same_sequence { Some(true) => "most common", Some(false) => "differs", None => "" }.to_string()).collect()),
+            Values::Str(
+                steps
+                    .iter()
+                    .map(|s| {
+                        match s.same_sequence {
+                            Some(true) => "most common",
+                            Some(false) => "differs",
+                            None => "",
+                        }
+                        .to_string()
+                    })
+                    .collect(),
+            ),
         )
         .with("outlier", Unit::None, Values::Str(steps.iter().map(|s| s.outlier.unwrap_or("").to_string()).collect()))
 }
@@ -817,7 +864,8 @@ fn outliers_table(steps: &[StepStat]) -> Table {
             (r, quantile_sorted(&d, 0.5))
         })
         .collect();
-    let rows: Vec<(&StepStat, f64)> = steps.iter().filter(|s| s.outlier.is_some()).map(|s| (s, medians.get(&s.rank).copied().unwrap_or(f64::NAN))).collect();
+    let rows: Vec<(&StepStat, f64)> =
+        steps.iter().filter(|s| s.outlier.is_some()).map(|s| (s, medians.get(&s.rank).copied().unwrap_or(f64::NAN))).collect();
     Table::new("decode_outlier_steps")
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
         .with("step", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.number)).collect()))
@@ -853,7 +901,13 @@ impl RankSummary {
         let used: Vec<&&StepStat> = mine.iter().filter(|s| s.kind == StepKind::Decode).collect();
         let mut durations: Vec<f64> = used.iter().map(|s| us(s.end - s.start)).collect();
         durations.sort_by(f64::total_cmp);
-        let avg = |g: &dyn Fn(&StepStat) -> f64| if used.is_empty() { f64::NAN } else { used.iter().map(|s| g(s)).sum::<f64>() / used.len() as f64 };
+        let avg = |g: &dyn Fn(&StepStat) -> f64| {
+            if used.is_empty() {
+                f64::NAN
+            } else {
+                used.iter().map(|s| g(s)).sum::<f64>() / used.len() as f64
+            }
+        };
         RankSummary {
             rank,
             steps: mine.len(),
@@ -915,7 +969,12 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
             plural(r.decode)
         );
         if !r.durations.is_empty() {
-            line += &format!(" (avg {} ms, p50 {} ms, p90 {} ms)", ms(r.mean()), ms(quantile_sorted(&r.durations, 0.5)), ms(quantile_sorted(&r.durations, 0.9)));
+            line += &format!(
+                " (avg {} ms, p50 {} ms, p90 {} ms)",
+                ms(r.mean()),
+                ms(quantile_sorted(&r.durations, 0.5)),
+                ms(quantile_sorted(&r.durations, 0.9))
+            );
         }
         if r.no_start_kernel > 0 {
             line += &format!("; {} skipped without '{}'", r.no_start_kernel, o.start_kernel.as_deref().unwrap_or_default());
@@ -942,7 +1001,12 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
         notes.push("a step's GPU operations are those launched from it (by correlation id), wherever they run".into());
         if stats.unlinked > 0 {
             let n = stats.unlinked;
-            notes.push(format!("{n} GPU operation{} of decode steps had no launching call in the trace and {} counted in the step {} started and ended in", plural(n), if n == 1 { "was" } else { "were" }, if n == 1 { "it" } else { "they" }));
+            notes.push(format!(
+                "{n} GPU operation{} of decode steps had no launching call in the trace and {} counted in the step {} started and ended in",
+                plural(n),
+                if n == 1 { "was" } else { "were" },
+                if n == 1 { "it" } else { "they" }
+            ));
         }
     } else if stats.launched_outside > 0 {
         let n = stats.launched_outside;
@@ -954,7 +1018,10 @@ fn notes(o: &DecodeOptions, stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<S
         ));
     }
     if stats.ops.is_empty() {
-        notes.push(format!("no GPU operation (kernel, memcpy, memset) {} a decode step", if o.by_launch { "was launched from" } else { "starts and ends inside" }));
+        notes.push(format!(
+            "no GPU operation (kernel, memcpy, memset) {} a decode step",
+            if o.by_launch { "was launched from" } else { "starts and ends inside" }
+        ));
     } else {
         notes.push(format!("{} operations matched by name and occurrence", stats.ops.len()));
     }
@@ -972,9 +1039,17 @@ fn charts(stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<Chart> {
         let series: Vec<Line> = kinds
             .iter()
             .filter(|k| mine.iter().any(|s| s.kind == **k))
-            .map(|&k| Line { name: k.as_str().into(), points: mine.iter().filter(|s| s.kind == k).map(|s| (f64::from(s.number), us(s.end - s.start) / 1000.0)).collect() })
+            .map(|&k| Line {
+                name: k.as_str().into(),
+                points: mine.iter().filter(|s| s.kind == k).map(|s| (f64::from(s.number), us(s.end - s.start) / 1000.0)).collect(),
+            })
             .collect();
-        charts.push(Chart::Columns { title: format!("Step durations on rank {}", r.rank), x_label: "step".into(), y_label: "duration (ms)".into(), series });
+        charts.push(Chart::Columns {
+            title: format!("Step durations on rank {}", r.rank),
+            x_label: "step".into(),
+            y_label: "duration (ms)".into(),
+            series,
+        });
     }
     if ranks.len() > 1 {
         charts.push(Chart::Bars {
@@ -983,7 +1058,17 @@ fn charts(stats: &DecodeStats, ranks: &[RankSummary]) -> Vec<Chart> {
             y_label: "step (ms)".into(),
             categories: ranks.iter().map(|r| r.rank.to_string()).collect(),
             values: ranks.iter().map(|r| r.mean() / 1000.0).collect(),
-            errors: Some(ranks.iter().map(|r| (r.durations.first().copied().unwrap_or(f64::NAN) / 1000.0, r.durations.last().copied().unwrap_or(f64::NAN) / 1000.0)).collect()),
+            errors: Some(
+                ranks
+                    .iter()
+                    .map(|r| {
+                        (
+                            r.durations.first().copied().unwrap_or(f64::NAN) / 1000.0,
+                            r.durations.last().copied().unwrap_or(f64::NAN) / 1000.0,
+                        )
+                    })
+                    .collect(),
+            ),
         });
     }
     charts.push(Chart::Waterfall {

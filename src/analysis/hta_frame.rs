@@ -131,8 +131,23 @@ pub struct HtaFrame {
 
 /// Columns of the oracle's `parsed_trace__rank{r}.csv`, in order.
 pub const CSV_COLUMNS: [&str; 17] = [
-    "index", "s_cat", "s_name", "pid", "tid", "ts", "dur", "end", "stream", "correlation", "index_correlation",
-    "iteration", "external_id", "bytes", "memory_bw_gbps", "wait_on_stream", "wait_on_cuda_event_record_corr_id",
+    "index",
+    "s_cat",
+    "s_name",
+    "pid",
+    "tid",
+    "ts",
+    "dur",
+    "end",
+    "stream",
+    "correlation",
+    "index_correlation",
+    "iteration",
+    "external_id",
+    "bytes",
+    "memory_bw_gbps",
+    "wait_on_stream",
+    "wait_on_cuda_event_record_corr_id",
 ];
 
 /// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
@@ -168,7 +183,11 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let filtered = profiler_step_symbols >= 2;
     if filtered {
         for (f, r) in frames.iter_mut().zip(&trace.ranks) {
-            let order = if opts.exact { last_step_filter_exact(f, r, opts.include_last_profiler_step) } else { last_step_filter(f, r, opts.include_last_profiler_step) };
+            let order = if opts.exact {
+                last_step_filter_exact(f, r, opts.include_last_profiler_step)
+            } else {
+                last_step_filter(f, r, opts.include_last_profiler_step)
+            };
             *f = f.select(&order);
         }
     }
@@ -371,11 +390,8 @@ fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Ve
     let n = f.row.len();
     let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
     let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
-    let limit = if include_last {
-        steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max()
-    } else {
-        steps.iter().map(|&i| f.ts_ns[i]).max()
-    };
+    let limit =
+        if include_last { steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max() } else { steps.iter().map(|&i| f.ts_ns[i]).max() };
     let Some(limit) = limit else { return (0..n).collect() };
     let cpu_kept = |i: usize| !gpu[i] && f.ts_ns[i] < limit;
     let corr: rustc_hash::FxHashSet<i64> = (0..n).filter(|&i| cpu_kept(i) && f.correlation[i] != -1).map(|i| f.correlation[i]).collect();

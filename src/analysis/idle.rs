@@ -38,7 +38,12 @@ pub const ANALYSIS: Analysis = Analysis {
     options: &[
         Opt { name: "streams", kind: OptKind::IntList, default: "", help: "Streams to analyse (default: every stream with kernels)" },
         Opt { name: "consecutive_kernel_delay", kind: OptKind::Float, default: "30", help: "Gaps shorter than this (µs) are kernel_wait" },
-        Opt { name: "visualize_pctg", kind: OptKind::Bool, default: "true", help: "Chart shares of the stream's idle time (%) instead of µs" },
+        Opt {
+            name: "visualize_pctg",
+            kind: OptKind::Bool,
+            default: "true",
+            help: "Chart shares of the stream's idle time (%) instead of µs",
+        },
     ],
     run,
 };
@@ -175,7 +180,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         let s = idle_time(f, r, streams.as_deref(), delay_ns, ctx.hta);
         if streams.is_none() && s.is_empty() {
             if ctx.hta {
-                return fail(format!("rank {} has no kernels: HTA 0.5.0 raises ValueError (No objects to concatenate) here (run without --hta for a result)", f.rank));
+                return fail(format!(
+                    "rank {} has no kernels: HTA 0.5.0 raises ValueError (No objects to concatenate) here (run without --hta for a result)",
+                    f.rank
+                ));
             }
             report.notes.push(format!("rank {} has no kernels", f.rank));
         }
@@ -202,7 +210,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             .with("idle_time", Unit::Us, Values::Float(rows.iter().map(|(s, c)| round(us(s.idle_ns(*c)))).collect()))
             .with("idle_time_ratio", Unit::Ratio, Values::Float(rows.iter().map(|(s, c)| round(ratio(s, *c))).collect())),
     );
-    let stats: Vec<[f64; 8]> = rows.iter().map(|(s, c)| Describe::of(&s.gaps[*c as usize].iter().map(|&g| us(g)).collect::<Vec<_>>()).values().map(round)).collect();
+    let stats: Vec<[f64; 8]> = rows
+        .iter()
+        .map(|(s, c)| Describe::of(&s.gaps[*c as usize].iter().map(|&g| us(g)).collect::<Vec<_>>()).values().map(round))
+        .collect();
     let mut t = Table::new("idle_time_interval_stats")
         .with("idle_category", Unit::None, Values::Str(rows.iter().map(|(_, c)| c.as_str().to_string()).collect()))
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
@@ -217,12 +228,19 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         title: "Idle time breakdown per stream".into(),
         x_label: "stream".into(),
         y_label: if pctg { "% of the stream's idle time".into() } else { "idle time (µs)".into() },
-        categories: all.iter().map(|s| if one_rank { format!("stream {}", s.stream) } else { format!("rank {} stream {}", s.rank, s.stream) }).collect(),
+        categories: all
+            .iter()
+            .map(|s| if one_rank { format!("stream {}", s.stream) } else { format!("rank {} stream {}", s.rank, s.stream) })
+            .collect(),
         series: IdleCategory::ALL
             .iter()
             .map(|&c| Series {
                 name: c.as_str().into(),
-                values: all.iter().map(|s| if pctg { 100.0 * ratio(s, c) } else { us(s.idle_ns(c)) }).map(|v| if v.is_finite() { v } else { 0.0 }).collect(),
+                values: all
+                    .iter()
+                    .map(|s| if pctg { 100.0 * ratio(s, c) } else { us(s.idle_ns(c)) })
+                    .map(|v| if v.is_finite() { v } else { 0.0 })
+                    .collect(),
             })
             .collect(),
     });

@@ -34,8 +34,18 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "GPU time per kernel type (and their overlaps) and the top kernels per type and rank",
     hta_api: "get_gpu_kernel_breakdown (SPEC §2.2)",
     options: &[
-        Opt { name: "duration_ratio", kind: OptKind::Float, default: "0.8", help: "Fold kernels whose cumulative time lies past this quantile of the cumulative times into \"others\" (0..1)" },
-        Opt { name: "num_kernels", kind: OptKind::Int, default: "10", help: "Keep at most this many kernels per type and rank; the rest become \"others\"" },
+        Opt {
+            name: "duration_ratio",
+            kind: OptKind::Float,
+            default: "0.8",
+            help: "Fold kernels whose cumulative time lies past this quantile of the cumulative times into \"others\" (0..1)",
+        },
+        Opt {
+            name: "num_kernels",
+            kind: OptKind::Int,
+            default: "10",
+            help: "Keep at most this many kernels per type and rank; the rest become \"others\"",
+        },
         Opt { name: "include_memory_kernels", kind: OptKind::Bool, default: "true", help: "Also analyse memcpy/memset" },
     ],
     run,
@@ -202,10 +212,12 @@ pub fn gpu_kernel_breakdown(ctx: &Context<'_>, opts: &KernelOptions) -> KernelBr
         let rows_of = |t: KernelType| typed.iter().filter(move |(_, k)| *k == t).map(|(i, _)| *i);
         let states = if ctx.hta {
             // HTA's floats: ts (whole µs) + dur; each segment truncated to whole µs
-            let iv: Vec<Vec<(f64, f64)>> = types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| hta_interval(f, i)).collect())).collect();
+            let iv: Vec<Vec<(f64, f64)>> =
+                types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| hta_interval(f, i)).collect())).collect();
             sweep_states(&types, &iv, |a, b| (b - a) as i64 as f64, true)
         } else {
-            let iv: Vec<Vec<(i64, i64)>> = types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect())).collect();
+            let iv: Vec<Vec<(i64, i64)>> =
+                types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect())).collect();
             sweep_states(&types, &iv, |a, b| us(b - a), false)
         };
         for (label, t) in states {
@@ -250,7 +262,12 @@ fn state_label(types: &[KernelType], running: i64) -> String {
 /// stable sort of HTA's concatenation), running sum, and for each event with running > 0 the
 /// time to the next event added to the running state's label (`seg(from, to)`, µs). Without
 /// `keep_zero`, states that last no time are not reported.
-fn sweep_states<T: Copy + PartialOrd>(types: &[KernelType], iv: &[Vec<(T, T)>], seg: impl Fn(T, T) -> f64, keep_zero: bool) -> Vec<(String, f64)> {
+fn sweep_states<T: Copy + PartialOrd>(
+    types: &[KernelType],
+    iv: &[Vec<(T, T)>],
+    seg: impl Fn(T, T) -> f64,
+    keep_zero: bool,
+) -> Vec<(String, f64)> {
     let mut events: Vec<(T, usize, bool, i64)> = Vec::new();
     for (k, merged) in iv.iter().enumerate() {
         let bit = type_bit(types, types[k]);
@@ -276,7 +293,11 @@ fn sweep_states<T: Copy + PartialOrd>(types: &[KernelType], iv: &[Vec<(T, T)>], 
 }
 
 fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
-    let opts = KernelOptions { duration_ratio: p.float("duration_ratio"), num_kernels: p.int("num_kernels"), include_memory_kernels: p.bool("include_memory_kernels") };
+    let opts = KernelOptions {
+        duration_ratio: p.float("duration_ratio"),
+        num_kernels: p.int("num_kernels"),
+        include_memory_kernels: p.bool("include_memory_kernels"),
+    };
     if !(0.0..=1.0).contains(&opts.duration_ratio) {
         return fail(format!("duration_ratio must lie in [0, 1], found {} (HTA 0.5.0 raises ValueError)", opts.duration_ratio));
     }
@@ -299,7 +320,11 @@ fn kernel_type_table(b: &KernelBreakdown, hta: bool) -> Table {
     let total: f64 = b.kernel_types.iter().map(|(_, s)| s).sum();
     // HTA: round((sum / total) * 100, 1)
     let pct: Vec<f64> = b.kernel_types.iter().map(|(_, s)| np_round(s / total * 100.0, 1)).collect();
-    let sums = if hta { Values::Int(b.kernel_types.iter().map(|(_, s)| *s as i64).collect()) } else { Values::Float(b.kernel_types.iter().map(|(_, s)| *s).collect()) };
+    let sums = if hta {
+        Values::Int(b.kernel_types.iter().map(|(_, s)| *s as i64).collect())
+    } else {
+        Values::Float(b.kernel_types.iter().map(|(_, s)| *s).collect())
+    };
     let mut t = Table::new("gpu_kernel_breakdown__kernel_type")
         .with("kernel_type", Unit::None, Values::Str(b.kernel_types.iter().map(|(l, _)| l.clone()).collect()))
         .with("sum", Unit::Us, sums)
@@ -360,11 +385,16 @@ fn charts(ctx: &Context<'_>, b: &KernelBreakdown) -> Vec<Chart> {
         let mut top: Vec<(&str, f64)> = totals.into_iter().collect();
         top.sort_by(|a, b| b.1.total_cmp(&a.1));
         for (name, _) in top.into_iter().take(BAR_CHARTS_PER_TYPE) {
-            let per_rank: Vec<(u32, &NameStats)> = of_type.iter().filter_map(|(_, r, v)| v.iter().find(|s| s.name == name).map(|s| (*r, s))).collect();
+            let per_rank: Vec<(u32, &NameStats)> =
+                of_type.iter().filter_map(|(_, r, v)| v.iter().find(|s| s.name == name).map(|s| (*r, s))).collect();
             charts.push(Chart::Bars {
                 title: format!("Kernel type \"{}\" - {}", ty.as_str(), shorten_name(name)),
                 x_label: "rank".into(),
-                y_label: if ctx.hta { "mean duration (µs; HTA: of per-kernel sums when folded)".into() } else { "mean duration (µs)".into() },
+                y_label: if ctx.hta {
+                    "mean duration (µs; HTA: of per-kernel sums when folded)".into()
+                } else {
+                    "mean duration (µs)".into()
+                },
                 categories: per_rank.iter().map(|(r, _)| r.to_string()).collect(),
                 values: per_rank.iter().map(|(_, s)| s.mean).collect(),
                 errors: Some(per_rank.iter().map(|(_, s)| (s.min, s.max)).collect()),
@@ -422,7 +452,15 @@ mod tests {
         // at 10 comp ends and mem starts: HTA's order puts comp's end first (earlier type)
         let iv = vec![vec![(0i64, 10i64)], vec![(5, 20)], vec![(10, 12)]];
         let got = sweep_states(&types, &iv, |a, b| (b - a) as f64, true);
-        assert_eq!(got, [("COMMUNICATION".to_string(), 8.0), ("COMMUNICATION overlapping MEMORY".into(), 2.0), ("COMPUTATION".into(), 5.0), ("COMPUTATION overlapping COMMUNICATION".into(), 5.0)]);
+        assert_eq!(
+            got,
+            [
+                ("COMMUNICATION".to_string(), 8.0),
+                ("COMMUNICATION overlapping MEMORY".into(), 2.0),
+                ("COMPUTATION".into(), 5.0),
+                ("COMPUTATION overlapping COMMUNICATION".into(), 5.0)
+            ]
+        );
         // mem starting where comp ends, mem listed first: a zero-length "both" state
         let types2 = [KernelType::Memory, KernelType::Computation];
         let iv2 = vec![vec![(10i64, 12i64)], vec![(0, 10)]];

@@ -31,8 +31,15 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "CPU launch duration, GPU duration and launch delay of every kernel launch and async copy",
     hta_api: "get_cuda_kernel_launch_stats (SPEC §2.9)",
     options: &[
-        Opt { name: "runtime_cutoff", kind: OptKind::Float, default: "50", help: "launch calls longer than this (µs) are runtime outliers" },
-        Opt { name: "launch_delay_cutoff", kind: OptKind::Float, default: "100", help: "launch delays longer than this (µs) are outliers" },
+        Opt {
+            name: "runtime_cutoff",
+            kind: OptKind::Float,
+            default: "50",
+            help: "launch calls longer than this (µs) are runtime outliers",
+        },
+        Opt {
+            name: "launch_delay_cutoff", kind: OptKind::Float, default: "100", help: "launch delays longer than this (µs) are outliers"
+        },
         Opt { name: "include_memory_events", kind: OptKind::Bool, default: "true", help: "also count async memcpy/memset calls" },
     ],
     run,
@@ -72,7 +79,8 @@ pub fn is_launch_name(name: &str, memory: bool) -> bool {
         return true;
     }
     memory
-        && ((["cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset"].iter().any(|p| name.starts_with(p)) && name.contains("Async"))
+        && ((["cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset"].iter().any(|p| name.starts_with(p))
+            && name.contains("Async"))
             || name == "hipMemcpyWithStream")
 }
 
@@ -115,7 +123,14 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
         for &g in gpu.get(&f.correlation[c]).map(Vec::as_slice).unwrap_or_default() {
             // pandas: (ts_y - ts_x) in int64, then - dur_x, then clip(lower=0)
             let delay = (f.ts[g] - f.ts[c]) as f64 - f.dur[c];
-            out.push(LaunchStat { correlation: f.correlation[c], cpu_row: c, gpu_row: g, cpu_duration: f.dur[c], gpu_duration: f.dur[g], launch_delay: delay.max(0.0) });
+            out.push(LaunchStat {
+                correlation: f.correlation[c],
+                cpu_row: c,
+                gpu_row: g,
+                cpu_duration: f.dur[c],
+                gpu_duration: f.dur[g],
+                launch_delay: delay.max(0.0),
+            });
         }
     }
     out
@@ -173,7 +188,14 @@ fn exact_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<
     for c in launch_calls(f, r, include_memory) {
         for &g in gpu.get(&f.correlation[c]).map(Vec::as_slice).unwrap_or_default() {
             let delay = (f.ts_ns[g] - f.ts_ns[c] - f.dur_ns[c]).max(0);
-            out.push(LaunchStat { correlation: f.correlation[c], cpu_row: c, gpu_row: g, cpu_duration: us(f.dur_ns[c]), gpu_duration: us(f.dur_ns[g]), launch_delay: us(delay) });
+            out.push(LaunchStat {
+                correlation: f.correlation[c],
+                cpu_row: c,
+                gpu_row: g,
+                cpu_duration: us(f.dur_ns[c]),
+                gpu_duration: us(f.dur_ns[g]),
+                launch_delay: us(delay),
+            });
         }
     }
     out
@@ -192,7 +214,8 @@ fn show(x: f64) -> String {
 /// HTA asks plotly for at most 300 bins (automatic for the short kernels); here at most 300
 /// (50) bins and never more bins than values.
 pub fn charts(rank: u32, stats: &[LaunchStat], runtime_cutoff: f64, launch_delay_cutoff: f64) -> Vec<Chart> {
-    let short: Vec<f64> = stats.iter().filter(|s| s.cpu_duration <= runtime_cutoff && s.gpu_duration < s.cpu_duration).map(|s| s.cpu_duration).collect();
+    let short: Vec<f64> =
+        stats.iter().filter(|s| s.cpu_duration <= runtime_cutoff && s.gpu_duration < s.cpu_duration).map(|s| s.cpu_duration).collect();
     let runtime: Vec<f64> = stats.iter().filter(|s| s.cpu_duration > runtime_cutoff).map(|s| s.cpu_duration).collect();
     let delay: Vec<f64> = stats.iter().filter(|s| s.launch_delay > launch_delay_cutoff).map(|s| s.launch_delay).collect();
     let bins = |v: &[f64], max: usize| histogram_bins(v, v.len().clamp(1, max));
@@ -236,9 +259,11 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
             .with("gpu_duration", Unit::Us, col(|s| s.gpu_duration))
             .with("launch_delay", Unit::Us, col(|s| s.launch_delay));
         if !ctx.hta {
-            t = t
-                .with("launch_name", Unit::None, Values::Str(stats.iter().map(|s| name(s.cpu_row)).collect()))
-                .with("gpu_name", Unit::None, Values::Str(stats.iter().map(|s| name(s.gpu_row)).collect()));
+            t = t.with("launch_name", Unit::None, Values::Str(stats.iter().map(|s| name(s.cpu_row)).collect())).with(
+                "gpu_name",
+                Unit::None,
+                Values::Str(stats.iter().map(|s| name(s.gpu_row)).collect()),
+            );
         }
         t.sort_canonical(&["correlation"]);
         report.tables.push(t);
@@ -257,7 +282,9 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
 /// first (what HTA's outlier histograms count, as a list).
 fn outliers(f: &HtaFrame, r: &RankTrace, stats: &[LaunchStat], runtime_cutoff: f64, delay_cutoff: f64) -> Table {
     let mut rows: Vec<&LaunchStat> = stats.iter().filter(|s| s.cpu_duration > runtime_cutoff || s.launch_delay > delay_cutoff).collect();
-    rows.sort_by(|a, b| b.launch_delay.total_cmp(&a.launch_delay).then(b.cpu_duration.total_cmp(&a.cpu_duration)).then(a.correlation.cmp(&b.correlation)));
+    rows.sort_by(|a, b| {
+        b.launch_delay.total_cmp(&a.launch_delay).then(b.cpu_duration.total_cmp(&a.cpu_duration)).then(a.correlation.cmp(&b.correlation))
+    });
     let reason = |s: &LaunchStat| match (s.cpu_duration > runtime_cutoff, s.launch_delay > delay_cutoff) {
         (true, true) => "runtime, launch_delay",
         (true, false) => "runtime",
@@ -281,10 +308,27 @@ mod tests {
 
     #[test]
     fn launch_names() {
-        for n in ["cudaLaunchKernel", "cudaLaunchKernelExC", "cuLaunchKernel", "cuLaunchKernelEx", "hipLaunchKernel", "hipExtModuleLaunchKernel", "hipModuleLaunchKernel", "runFunction - job_prep_and_submit_for_execution"] {
+        for n in [
+            "cudaLaunchKernel",
+            "cudaLaunchKernelExC",
+            "cuLaunchKernel",
+            "cuLaunchKernelEx",
+            "hipLaunchKernel",
+            "hipExtModuleLaunchKernel",
+            "hipModuleLaunchKernel",
+            "runFunction - job_prep_and_submit_for_execution",
+        ] {
             assert!(is_launch_name(n, false), "{n}");
         }
-        for n in ["cudaMemcpyAsync", "cudaMemsetAsync", "cudaMemcpy2DAsync", "cuMemcpyHtoDAsync_v2", "hipMemcpyAsync", "hipMemsetAsync", "hipMemcpyWithStream"] {
+        for n in [
+            "cudaMemcpyAsync",
+            "cudaMemsetAsync",
+            "cudaMemcpy2DAsync",
+            "cuMemcpyHtoDAsync_v2",
+            "hipMemcpyAsync",
+            "hipMemsetAsync",
+            "hipMemcpyWithStream",
+        ] {
             assert!(!is_launch_name(n, false) && is_launch_name(n, true), "{n}");
         }
         for n in ["cudaMemcpy", "cudaGraphLaunch", "cudaStreamSynchronize", "hipMemcpy", "aten::mm"] {

@@ -77,7 +77,9 @@ impl RankBw {
 /// The bandwidth series of one rank (empty without memory operations).
 pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> {
     let ops: Vec<usize> = (0..f.len())
-        .filter(|&i| f.stream[i] != -1 && kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], hta) == KernelType::Memory)
+        .filter(|&i| {
+            f.stream[i] != -1 && kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], hta) == KernelType::Memory
+        })
         .collect();
     let n = ops.len();
     let mut points = Vec::with_capacity(2 * n);
@@ -116,7 +118,11 @@ pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> 
 pub fn memory_bw(ctx: &Context<'_>) -> Vec<RankBw> {
     ctx.selected
         .iter()
-        .map(|&pos| RankBw { rank: ctx.frames().ranks[pos].rank, pos, points: memory_bw_points(&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta) })
+        .map(|&pos| RankBw {
+            rank: ctx.frames().ranks[pos].rank,
+            pos,
+            points: memory_bw_points(&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta),
+        })
         .filter(|b| !b.points.is_empty())
         .collect()
 }
@@ -157,7 +163,10 @@ fn series_tables(b: &RankBw, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 
     if hta {
         all.sort_canonical(&["name", "ts"]);
     }
-    let c: Vec<(&str, i64, f64)> = b.types().flat_map(|(name, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.value))).into_iter().map(move |(t, v)| (name, t, v))).collect();
+    let c: Vec<(&str, i64, f64)> = b
+        .types()
+        .flat_map(|(name, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.value))).into_iter().map(move |(t, v)| (name, t, v)))
+        .collect();
     let collapsed = Table::new(&format!("memory_bw_time_series_collapsed__rank{}", b.rank))
         .with("name", Unit::None, Values::Str(c.iter().map(|x| x.0.to_string()).collect()))
         .with("ts", Unit::Us, ts_values(c.iter().map(|x| x.1).collect(), f, hta))
@@ -204,7 +213,13 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
         report.notes.push(format!("rank {}: every memory operation reports 0 GB/s (no bandwidth arg, e.g. AMD traces)", b.rank));
     }
     if !lines.is_empty() {
-        report.charts.push(Chart::Lines { title: "Memory bandwidth".into(), x_label: "time (µs)".into(), y_label: "GB/s".into(), lines, step: true });
+        report.charts.push(Chart::Lines {
+            title: "Memory bandwidth".into(),
+            x_label: "time (µs)".into(),
+            y_label: "GB/s".into(),
+            lines,
+            step: true,
+        });
     }
     Ok(report)
 }

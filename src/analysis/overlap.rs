@@ -95,9 +95,11 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
         .with("rank", Unit::None, Values::Int(rows.iter().map(|o| i64::from(o.rank)).collect()))
         .with("comp_comm_overlap_pctg", Unit::Percent, Values::Float(rows.iter().map(|o| o.pctg).collect()));
     if !ctx.hta {
-        t = t
-            .with("comm_time (us)", Unit::Us, Values::Float(rows.iter().map(|o| o.comm).collect()))
-            .with("overlap_time (us)", Unit::Us, Values::Float(rows.iter().map(|o| o.overlap).collect()));
+        t = t.with("comm_time (us)", Unit::Us, Values::Float(rows.iter().map(|o| o.comm).collect())).with(
+            "overlap_time (us)",
+            Unit::Us,
+            Values::Float(rows.iter().map(|o| o.overlap).collect()),
+        );
     }
     report.tables.push(t);
     let shown: Vec<&Overlap> = rows.iter().filter(|o| !o.pctg.is_nan()).collect();

@@ -178,10 +178,11 @@ pub fn kinds_table(ov: &Overview) -> crate::table::Table {
             counts.push(*n as i64);
         }
     }
-    Table::new("kinds")
-        .with("rank", Unit::None, Values::Int(ranks))
-        .with("kind", Unit::None, Values::Str(kinds))
-        .with("events", Unit::Count, Values::Int(counts))
+    Table::new("kinds").with("rank", Unit::None, Values::Int(ranks)).with("kind", Unit::None, Values::Str(kinds)).with(
+        "events",
+        Unit::Count,
+        Values::Int(counts),
+    )
 }
 
 #[cfg(test)]

@@ -41,7 +41,12 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Queue length",
     about: "Launched-but-not-started GPU operations per stream over time, their statistics and time at a full queue",
     hta_api: "get_queue_length_time_series, get_queue_length_summary, get_time_spent_blocked_on_full_queue (SPEC §2.5, §2.6)",
-    options: &[Opt { name: "max_queue_length", kind: OptKind::Int, default: "1024", help: "Queue length counted as full (time at or above it is reported)" }],
+    options: &[Opt {
+        name: "max_queue_length",
+        kind: OptKind::Int,
+        default: "1024",
+        help: "Queue length counted as full (time at or above it is reported)",
+    }],
     run,
 };
 
@@ -124,7 +129,8 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
         for i in (0..n).filter(|&i| f.stream[i] != -1) {
             gpu_by_corr.entry(f.correlation[i]).or_default().push(i);
         }
-        let launches: Vec<usize> = (0..n).filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name[i]))).collect();
+        let launches: Vec<usize> =
+            (0..n).filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name[i]))).collect();
         let corrs: rustc_hash::FxHashSet<i64> = launches.iter().map(|&i| f.correlation[i]).collect();
         // HTA's left join keeps a launch without a GPU row (stream NaN, dropped later) but
         // counts it in its assertion
@@ -145,12 +151,17 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
         }
     } else {
         let launcher = launcher_rows(f, r);
-        let ops: Vec<(usize, usize)> =
-            (0..n).filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize])).filter_map(|g| launcher[g].map(|l| (l, g))).collect();
+        let ops: Vec<(usize, usize)> = (0..n)
+            .filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize]))
+            .filter_map(|g| launcher[g].map(|l| (l, g)))
+            .collect();
         ev.extend(ops.iter().map(|&(l, g)| (l, g, 1)));
         ev.extend(ops.iter().map(|&(_, g)| (g, g, -1)));
     }
-    let mut points: Vec<QueuePoint> = ev.into_iter().map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns[row], stream: f.stream[gpu], queue_length: 0 }).collect();
+    let mut points: Vec<QueuePoint> = ev
+        .into_iter()
+        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns[row], stream: f.stream[gpu], queue_length: 0 })
+        .collect();
     // stable: equal (stream, ts, delta) keep the concatenation order
     points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta));
     let mut prev_stream = None;
@@ -286,7 +297,10 @@ fn series_tables(q: &RankQueue, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Tabl
     if hta {
         all.sort_canonical(&["stream", "ts"]);
     }
-    let c: Vec<(i64, i64, i64)> = q.streams().flat_map(|(s, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(move |(t, v)| (s, t, v))).collect();
+    let c: Vec<(i64, i64, i64)> = q
+        .streams()
+        .flat_map(|(s, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(move |(t, v)| (s, t, v)))
+        .collect();
     let collapsed = Table::new(&format!("queue_length_time_series_collapsed__rank{}", q.rank))
         .with("stream", Unit::None, Values::Int(c.iter().map(|x| x.0).collect()))
         .with("ts", Unit::Us, ts_values(c.iter().map(|x| x.1).collect(), hta))
@@ -337,7 +351,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             blocked.extend(blocked_on_full_queue(q, f, max_queue_length, ctx.hta));
         }
         for (stream, pts) in q.streams() {
-            let c: Vec<(f64, f64)> = collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(|(t, v)| (super::common::us(t), v as f64)).collect();
+            let c: Vec<(f64, f64)> = collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length)))
+                .into_iter()
+                .map(|(t, v)| (super::common::us(t), v as f64))
+                .collect();
             let name = if ctx.selected.len() > 1 { format!("rank {} stream {stream}", q.rank) } else { format!("stream {stream}") };
             lines.push(Line { name, points: downsample_max(&c, CHART_POINTS) });
         }
@@ -358,7 +375,13 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         report.tables.push(blocked_table(&blocked));
     }
     if !lines.is_empty() {
-        report.charts.push(Chart::Lines { title: "Queue length per stream".into(), x_label: "time (µs)".into(), y_label: "operations queued".into(), lines, step: true });
+        report.charts.push(Chart::Lines {
+            title: "Queue length per stream".into(),
+            x_label: "time (µs)".into(),
+            y_label: "operations queued".into(),
+            lines,
+            step: true,
+        });
     }
     Ok(report)
 }

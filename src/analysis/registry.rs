@@ -73,7 +73,10 @@ impl Params {
         for (k, v) in given {
             let Some(o) = opts.iter().find(|o| o.name == k) else {
                 let known: Vec<&str> = opts.iter().map(|o| o.name).collect();
-                return fail(format!("unknown option '{k}' (options: {})", if known.is_empty() { "none".into() } else { known.join(", ") }));
+                return fail(format!(
+                    "unknown option '{k}' (options: {})",
+                    if known.is_empty() { "none".into() } else { known.join(", ") }
+                ));
             };
             check(o, v)?;
             values.insert(o.name, v.trim().to_string());
@@ -146,7 +149,9 @@ pub fn parse_int_list(s: &str) -> Result<Option<Vec<i64>>, AnalysisError> {
         let range = part.split_once('-').filter(|(a, _)| !a.is_empty());
         match range {
             Some((a, b)) => {
-                let (Some(a), Some(b)) = (parse_int(a), parse_int(b)) else { return fail(format!("expected a number or a range like 2-5, found '{part}'")) };
+                let (Some(a), Some(b)) = (parse_int(a), parse_int(b)) else {
+                    return fail(format!("expected a number or a range like 2-5, found '{part}'"));
+                };
                 if b < a || b - a > 1_000_000 {
                     return fail(format!("bad range '{part}'"));
                 }
@@ -346,7 +351,11 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     });
     plan.push(PlanStep { analysis: &super::annotations::ANALYSIS, params: vec![("use_gpu_annotation", "false".into())], rename: None });
     // queue length: the oracle also ran get_time_spent_blocked_on_full_queue(series, 8)
-    plan.push(PlanStep { analysis: &super::queue::ANALYSIS, params: vec![("max_queue_length", "8".into())], rename: Some(("time_blocked_on_full_queue", "time_blocked_on_full_queue__max8")) });
+    plan.push(PlanStep {
+        analysis: &super::queue::ANALYSIS,
+        params: vec![("max_queue_length", "8".into())],
+        rename: Some(("time_blocked_on_full_queue", "time_blocked_on_full_queue__max8")),
+    });
     plan
 }
 

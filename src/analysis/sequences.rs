@@ -45,7 +45,12 @@ pub const ANALYSIS: Analysis = Analysis {
     about: "Kernel sequences an operator launches, by frequency, with a trace marking the top ones",
     hta_api: "get_frequent_cuda_kernel_sequences (SPEC §2.13)",
     options: &[
-        Opt { name: "operator_name", kind: OptKind::Str, default: "", help: "CPU operator to look for, matched as a substring of event names (required), e.g. aten::linear" },
+        Opt {
+            name: "operator_name",
+            kind: OptKind::Str,
+            default: "",
+            help: "CPU operator to look for, matched as a substring of event names (required), e.g. aten::linear",
+        },
         Opt { name: "min_pattern_len", kind: OptKind::Int, default: "3", help: "Fewest kernels an operator call must launch to count" },
         Opt { name: "top_k", kind: OptKind::Int, default: "5", help: "Patterns to chart and mark in the overlaid trace" },
         Opt {
@@ -54,7 +59,12 @@ pub const ANALYSIS: Analysis = Analysis {
             default: "true",
             help: "In the overlaid trace, drop the args of events outside the top patterns and replace their names by symbol ids",
         },
-        Opt { name: "rank", kind: OptKind::IntList, default: "", help: "Only these of the selected ranks (HTA analyses one rank, default 0)" },
+        Opt {
+            name: "rank",
+            kind: OptKind::IntList,
+            default: "",
+            help: "Only these of the selected ranks (HTA analyses one rank, default 0)",
+        },
     ],
     run,
 };
@@ -97,7 +107,8 @@ impl Pattern {
 /// The kernel sequences of one rank's frame (module docs), sorted by count (descending), then
 /// pattern text. `Err` where HTA 0.5.0 raises (`--hta` only).
 pub fn frequent_kernel_sequences(f: &HtaFrame, r: &RankTrace, opts: &SequenceOptions) -> Result<Vec<Pattern>, AnalysisError> {
-    let graph = CallGraph::build(f, r, CallGraphOptions::new(opts.hta)).map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
+    let graph = CallGraph::build(f, r, CallGraphOptions::new(opts.hta))
+        .map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
     let op = opts.operator_name.as_str();
     let named: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name[i]).contains(op)).collect();
     let roots: Vec<usize> = if opts.hta {
@@ -134,17 +145,27 @@ pub fn frequent_kernel_sequences(f: &HtaFrame, r: &RankTrace, opts: &SequenceOpt
         let mut kernels: Vec<usize> = members.iter().copied().filter(|&m| graph.is_kernel(m)).collect();
         kernels.sort_by_key(|&k| (f.ts_ns[k], f.index[k]));
         let key = (f.name[root], kernels.iter().map(|&k| f.name[k]).collect::<Vec<_>>());
-        let p = by_key.entry(key.clone()).or_insert_with(|| Pattern { root: key.0, kernels: key.1, count: 0, gpu_ns: 0, cpu_ns: 0, members: Vec::new() });
+        let p = by_key.entry(key.clone()).or_insert_with(|| Pattern {
+            root: key.0,
+            kernels: key.1,
+            count: 0,
+            gpu_ns: 0,
+            cpu_ns: 0,
+            members: Vec::new(),
+        });
         p.count += 1;
         p.gpu_ns += graph.kernel_dur_sum[root];
         p.cpu_ns += f.dur_ns[root];
         p.members.extend(members);
     }
-    let mut out: Vec<(String, Pattern)> = by_key.into_values().map(|mut p| {
-        p.members.sort_unstable();
-        p.members.dedup();
-        (p.text(r), p)
-    }).collect();
+    let mut out: Vec<(String, Pattern)> = by_key
+        .into_values()
+        .map(|mut p| {
+            p.members.sort_unstable();
+            p.members.dedup();
+            (p.text(r), p)
+        })
+        .collect();
     out.sort_by(|a, b| b.1.count.cmp(&a.1.count).then_with(|| a.0.cmp(&b.0)));
     Ok(out.into_iter().map(|(_, p)| p).collect())
 }
@@ -227,7 +248,8 @@ pub fn overlaid_trace(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bo
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).
 fn overlaid_name(r: &RankTrace) -> String {
-    let base = r.files.first().map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()).unwrap_or_else(|| format!("rank{}.json", r.rank));
+    let base =
+        r.files.first().map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()).unwrap_or_else(|| format!("rank{}.json", r.rank));
     if base.ends_with(".gz") {
         format!("overlaid_{base}")
     } else {
@@ -249,7 +271,9 @@ fn label(i: usize, p: &Pattern, r: &RankTrace) -> String {
 fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let op = params.str("operator_name").to_string();
     if op.is_empty() {
-        return fail("option 'operator_name' is required: the CPU operator whose kernel sequences to find, e.g. --operator-name aten::linear");
+        return fail(
+            "option 'operator_name' is required: the CPU operator whose kernel sequences to find, e.g. --operator-name aten::linear",
+        );
     }
     let opts = SequenceOptions { operator_name: op.clone(), min_pattern_len: params.int("min_pattern_len"), hta: ctx.hta };
     let only = params.int_list("rank");

@@ -223,7 +223,14 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
     out.metric = cand
         .iter()
         .zip(&flags)
-        .map(|(c, &s)| RankMetric { rank: c.rank, iteration: c.iteration, ts: c.ts, normalized_start_time: metric_of(c), duration: c.dur / mean_iter_time, is_straggler: s })
+        .map(|(c, &s)| RankMetric {
+            rank: c.rank,
+            iteration: c.iteration,
+            ts: c.ts,
+            normalized_start_time: metric_of(c),
+            duration: c.dur / mean_iter_time,
+            is_straggler: s,
+        })
         .collect();
     out.kernel = Some(kernel);
     Ok(out)
@@ -233,7 +240,8 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     let steps = p.int_list("profiler_steps");
     let res = potential_stragglers(ctx, steps.as_deref(), p.int("num_candidates"))?;
     let mut report = Report { notes: res.notes.clone(), ..Default::default() };
-    let mut t = Table::new("potential_stragglers").with("rank", Unit::None, Values::Int(res.ranks.iter().map(|r| i64::from(r.0)).collect()));
+    let mut t =
+        Table::new("potential_stragglers").with("rank", Unit::None, Values::Int(res.ranks.iter().map(|r| i64::from(r.0)).collect()));
     if ctx.hta {
         t.sort_canonical(&["rank"]);
     } else {
@@ -252,7 +260,11 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
                 .with("ts", Unit::Us, Values::Float(m.iter().map(|x| x.ts).collect()))
                 .with("normalized_start_time", Unit::Ratio, Values::Float(m.iter().map(|x| x.normalized_start_time).collect()))
                 .with("duration", Unit::Ratio, Values::Float(m.iter().map(|x| x.duration).collect()))
-                .with("is_straggler", Unit::None, Values::Str(m.iter().map(|x| if x.is_straggler { "Yes" } else { "No" }.to_string()).collect())),
+                .with(
+                    "is_straggler",
+                    Unit::None,
+                    Values::Str(m.iter().map(|x| if x.is_straggler { "Yes" } else { "No" }.to_string()).collect()),
+                ),
         );
         report.notes.push(format!("metric kernel: {} on stream {stream}", shorten_name(name)));
     }
@@ -267,7 +279,10 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
             x_label: "rank".into(),
             y_label: "normalized start time".into(),
             categories: of_it.iter().map(|x| x.rank.to_string()).collect(),
-            series: vec![Series { name: "straggler".into(), values: pick(true) }, Series { name: "not a straggler".into(), values: pick(false) }],
+            series: vec![
+                Series { name: "straggler".into(), values: pick(true) },
+                Series { name: "not a straggler".into(), values: pick(false) },
+            ],
         });
     }
     Ok(report)

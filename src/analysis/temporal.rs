@@ -45,7 +45,9 @@ pub fn temporal_breakdown(ctx: &Context<'_>) -> Vec<(u32, Option<Temporal>)> {
             let (Some(first), Some(last)) = (all.first(), all.last()) else { return (f.rank, None) };
             let kernel_time = last.1 - first.0;
             let idle = kernel_time - covered(&all);
-            let compute_rows = g.iter().filter(|&&i| kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], ctx.hta) == KernelType::Computation);
+            let compute_rows = g
+                .iter()
+                .filter(|&&i| kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], ctx.hta) == KernelType::Computation);
             let compute = covered(&merge_intervals(compute_rows.map(|&i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()));
             (f.rank, Some(Temporal { rank: f.rank, idle, compute, non_compute: kernel_time - compute - idle, kernel_time }))
         })
@@ -67,7 +69,9 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
     }
     let col = |f: fn(&Temporal) -> i64| Values::Float(rows.iter().map(|(_, t)| t.as_ref().map_or(0.0, |t| us(f(t)))).collect());
     // HTA: round(100 * x / kernel_time, 2) on µs floats
-    let pct = |f: fn(&Temporal) -> i64| -> Vec<f64> { rows.iter().map(|(_, t)| t.as_ref().map_or(f64::NAN, |t| np_round(100.0 * us(f(t)) / us(t.kernel_time), 2))).collect() };
+    let pct = |f: fn(&Temporal) -> i64| -> Vec<f64> {
+        rows.iter().map(|(_, t)| t.as_ref().map_or(f64::NAN, |t| np_round(100.0 * us(f(t)) / us(t.kernel_time), 2))).collect()
+    };
     let (idle_p, compute_p, non_p) = (pct(|t| t.idle), pct(|t| t.compute), pct(|t| t.non_compute));
     report.tables.push(
         Table::new("temporal_breakdown")

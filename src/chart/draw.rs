@@ -50,13 +50,19 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) ->
     ensure_font()?;
     area.fill(&WHITE).map_err(e2s)?;
     match chart {
-        Chart::StackedBars { title, x_label, y_label, categories, series } => stacked_bars(area, title, x_label, y_label, categories, series),
-        Chart::Bars { title, x_label, y_label, categories, values, errors } => bars(area, title, x_label, y_label, categories, values, errors.as_deref()),
+        Chart::StackedBars { title, x_label, y_label, categories, series } => {
+            stacked_bars(area, title, x_label, y_label, categories, series)
+        }
+        Chart::Bars { title, x_label, y_label, categories, values, errors } => {
+            bars(area, title, x_label, y_label, categories, values, errors.as_deref())
+        }
         Chart::Pie { title, slices } => pie(area, title, slices),
         Chart::Histogram { title, x_label, bins } => histogram(area, title, x_label, bins),
         Chart::Lines { title, x_label, y_label, lines, step } => lines_chart(area, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => columns(area, title, x_label, y_label, series),
-        Chart::GroupedBars { title, x_label, y_label, categories, series } => grouped_bars(area, title, x_label, y_label, categories, series),
+        Chart::GroupedBars { title, x_label, y_label, categories, series } => {
+            grouped_bars(area, title, x_label, y_label, categories, series)
+        }
         Chart::Waterfall { title, x_label, bars } => waterfall(area, title, x_label, bars),
     }
 }
@@ -117,7 +123,14 @@ fn category_axes<'a, DB: DrawingBackend>(
     Ok(chart)
 }
 
-fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
+fn stacked_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[Series],
+) -> Result<(), String> {
     let n = categories.len().min(MAX_ITEMS);
     if n == 0 || series.is_empty() {
         return empty(area, title);
@@ -133,10 +146,16 @@ fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
         for i in 0..n {
             let below = base.clone();
             let anno = chart
-                .draw_series(Histogram::vertical(&chart).style(c.filled()).margin(6).baseline_func(move |x: &SegmentValue<usize>| match x {
-                    SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => below.get(*i).copied().unwrap_or(0.0),
-                    SegmentValue::Last => 0.0,
-                }).data(std::iter::once((i, base[i] + vals[i]))))
+                .draw_series(
+                    Histogram::vertical(&chart)
+                        .style(c.filled())
+                        .margin(6)
+                        .baseline_func(move |x: &SegmentValue<usize>| match x {
+                            SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => below.get(*i).copied().unwrap_or(0.0),
+                            SegmentValue::Last => 0.0,
+                        })
+                        .data(std::iter::once((i, base[i] + vals[i]))),
+                )
                 .map_err(e2s)?;
             if i == 0 {
                 anno.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
@@ -153,11 +172,25 @@ fn stacked_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
 }
 
 fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>) -> Result<(), String> {
-    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.3)).position(SeriesLabelPosition::UpperRight).draw().map_err(e2s)
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::UpperRight)
+        .draw()
+        .map_err(e2s)
 }
 
 #[allow(clippy::too_many_arguments)]
-fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], values: &[f64], errors: Option<&[(f64, f64)]>) -> Result<(), String> {
+fn bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    values: &[f64],
+    errors: Option<&[(f64, f64)]>,
+) -> Result<(), String> {
     let n = categories.len().min(values.len()).min(MAX_ITEMS);
     if n == 0 {
         return empty(area, title);
@@ -168,11 +201,17 @@ fn bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label:
     // plotters' Histogram sums its data per key in a HashMap and draws in that map's order, which
     // changes from run to run: one histogram per bar keeps the SVG the same every time
     for i in 0..n {
-        chart.draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(values[i]))))).map_err(e2s)?;
+        chart
+            .draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(values[i])))))
+            .map_err(e2s)?;
     }
     if let Some(errors) = errors {
         chart
-            .draw_series((0..n).filter_map(|i| errors.get(i).map(|e| ErrorBar::new_vertical(SegmentValue::CenterOf(i), finite(e.0), finite(values[i]), finite(e.1), BLACK.stroke_width(1), 8))))
+            .draw_series((0..n).filter_map(|i| {
+                errors.get(i).map(|e| {
+                    ErrorBar::new_vertical(SegmentValue::CenterOf(i), finite(e.0), finite(values[i]), finite(e.1), BLACK.stroke_width(1), 8)
+                })
+            }))
             .map_err(e2s)?;
     }
     Ok(())
@@ -208,7 +247,12 @@ fn pie<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, slices: &
     Ok(())
 }
 
-fn histogram<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, bins: &[(f64, f64, u64)]) -> Result<(), String> {
+fn histogram<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    bins: &[(f64, f64, u64)],
+) -> Result<(), String> {
     let (Some(first), Some(last)) = (bins.first(), bins.last()) else { return empty(area, title) };
     let top = axis_max(bins.iter().map(|b| b.2 as f64).fold(0.0, f64::max));
     let (x0, x1) = (first.0, if last.1 > first.0 { last.1 } else { first.0 + 1.0 });
@@ -236,9 +280,18 @@ fn step_points(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
     out
 }
 
-fn lines_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, lines: &[Line], step: bool) -> Result<(), String> {
+fn lines_chart<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    lines: &[Line],
+    step: bool,
+) -> Result<(), String> {
     let pts = || lines.iter().take(MAX_ITEMS).flat_map(|l| l.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else { return empty(area, title) };
+    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else {
+        return empty(area, title);
+    };
     let y1 = axis_max(pts().map(|p| p.1).fold(0.0, f64::max));
     let y0 = pts().map(|p| p.1).fold(0.0, f64::min);
     let mut chart = ChartBuilder::on(area)
@@ -253,7 +306,11 @@ fn lines_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x
         let c = color(k);
         let p: Vec<(f64, f64)> = l.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
         let p = if step { step_points(&p) } else { p };
-        chart.draw_series(LineSeries::new(p, c.stroke_width(2))).map_err(e2s)?.label(short(&l.name, 30)).legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], c.stroke_width(2)));
+        chart
+            .draw_series(LineSeries::new(p, c.stroke_width(2)))
+            .map_err(e2s)?
+            .label(short(&l.name, 30))
+            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], c.stroke_width(2)));
     }
     if lines.len() > 1 {
         legend(&mut chart)?;
@@ -261,9 +318,17 @@ fn lines_chart<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x
     Ok(())
 }
 
-fn columns<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, series: &[Line]) -> Result<(), String> {
+fn columns<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    series: &[Line],
+) -> Result<(), String> {
     let pts = || series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else { return empty(area, title) };
+    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else {
+        return empty(area, title);
+    };
     let top = axis_max(pts().map(|p| p.1).fold(0.0, f64::max));
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
@@ -277,8 +342,16 @@ fn columns<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_lab
     chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc(y_label).x_label_formatter(&whole).draw().map_err(e2s)?;
     for (k, s) in series.iter().enumerate() {
         let c = color(k);
-        let rects = s.points.iter().filter(|p| p.0.is_finite() && p.1.is_finite()).map(move |&(x, y)| Rectangle::new([(x - 0.4, 0.0), (x + 0.4, y.max(0.0))], c.filled()));
-        chart.draw_series(rects).map_err(e2s)?.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+        let rects = s
+            .points
+            .iter()
+            .filter(|p| p.0.is_finite() && p.1.is_finite())
+            .map(move |&(x, y)| Rectangle::new([(x - 0.4, 0.0), (x + 0.4, y.max(0.0))], c.filled()));
+        chart
+            .draw_series(rects)
+            .map_err(e2s)?
+            .label(short(&s.name, 30))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
     }
     if series.len() > 1 {
         legend(&mut chart)?;
@@ -289,7 +362,14 @@ fn columns<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_lab
 /// Categories drawn by a grouped bar chart (each has one bar per series).
 const MAX_GROUPS: usize = 20;
 
-fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, y_label: &str, categories: &[String], series: &[Series]) -> Result<(), String> {
+fn grouped_bars<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    y_label: &str,
+    categories: &[String],
+    series: &[Series],
+) -> Result<(), String> {
     let n = categories.len().min(MAX_GROUPS);
     if n == 0 || series.is_empty() {
         return empty(area, title);
@@ -300,7 +380,13 @@ fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
     // category i is centred on x = i: whole-number ticks carry the labels
     // labels fit their category's width (about 7 px per character)
     let fit = ((area.dim_in_pixel().0 as usize).saturating_sub(100) / n / 7).clamp(4, 14);
-    let label = |x: &f64| if x.fract() == 0.0 && *x >= 0.0 { categories.get(*x as usize).map(|c| short(c, fit)).unwrap_or_default() } else { String::new() };
+    let label = |x: &f64| {
+        if x.fract() == 0.0 && *x >= 0.0 {
+            categories.get(*x as usize).map(|c| short(c, fit)).unwrap_or_default()
+        } else {
+            String::new()
+        }
+    };
     let mut chart = ChartBuilder::on(area)
         .caption(title, ("sans-serif", 18))
         .margin(12)
@@ -316,7 +402,11 @@ fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
             let (x, v) = (i as f64 - 0.4 + k as f64 * w, finite(s.values.get(i).copied().unwrap_or(0.0)));
             Rectangle::new([(x, 0.0_f64.min(v)), (x + w * 0.9, 0.0_f64.max(v))], c.filled())
         });
-        chart.draw_series(rects).map_err(e2s)?.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
+        chart
+            .draw_series(rects)
+            .map_err(e2s)?
+            .label(short(&s.name, 30))
+            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
     }
     if lo < 0.0 {
         chart.draw_series(std::iter::once(PathElement::new([(-0.5, 0.0), (n as f64 - 0.5, 0.0)], BLACK.mix(0.6)))).map_err(e2s)?;
@@ -327,9 +417,17 @@ fn grouped_bars<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, 
 /// Rows of a waterfall that get a name on the axis; with more, the rows are only drawn.
 const MAX_WATERFALL_LABELS: usize = 40;
 
-fn waterfall<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_label: &str, bars: &[(String, f64, f64)]) -> Result<(), String> {
+fn waterfall<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    title: &str,
+    x_label: &str,
+    bars: &[(String, f64, f64)],
+) -> Result<(), String> {
     let ok = |b: &&(String, f64, f64)| b.1.is_finite() && b.2.is_finite();
-    let (Some(x0), Some(x1)) = (bars.iter().filter(ok).map(|b| b.1).reduce(f64::min), bars.iter().filter(ok).map(|b| b.2).reduce(f64::max)) else { return empty(area, title) };
+    let (Some(x0), Some(x1)) = (bars.iter().filter(ok).map(|b| b.1).reduce(f64::min), bars.iter().filter(ok).map(|b| b.2).reduce(f64::max))
+    else {
+        return empty(area, title);
+    };
     let (x0, x1) = (x0.min(0.0), if x1 > x0.min(0.0) { x1 } else { x0.min(0.0) + 1.0 });
     // row i (top first) is centred on y = n − i; the bubble lane on y = n + 1
     let n = bars.len();
@@ -363,7 +461,9 @@ fn waterfall<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_l
         .draw()
         .map_err(e2s)?;
     let lane = n as f64 + 1.0;
-    chart.draw_series(std::iter::once(Rectangle::new([(x0, lane - 0.4), (x1, lane + 0.4)], RGBColor(220, 220, 220).filled()))).map_err(e2s)?;
+    chart
+        .draw_series(std::iter::once(Rectangle::new([(x0, lane - 0.4), (x1, lane + 0.4)], RGBColor(220, 220, 220).filled())))
+        .map_err(e2s)?;
     let red = color(2);
     chart
         .draw_series(union_gaps(bars).into_iter().map(|(s, e)| Rectangle::new([(s, lane - 0.4), (e, lane + 0.4)], red.filled())))
@@ -380,7 +480,13 @@ fn waterfall<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, x_l
         .map_err(e2s)?
         .label("GPU operation (average start to average end)")
         .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], blue.filled()));
-    chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK.mix(0.3)).position(SeriesLabelPosition::LowerLeft).draw().map_err(e2s)
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::LowerLeft)
+        .draw()
+        .map_err(e2s)
 }
 
 /// Registers the chart font (call before drawing natively; cheap after the first call).
@@ -456,7 +562,10 @@ mod tests {
             x_label: "rank".into(),
             y_label: "%".into(),
             categories: vec!["0".into(), "1".into()],
-            series: vec![Series { name: "idle".into(), values: vec![50.0, 25.0] }, Series { name: "compute".into(), values: vec![50.0, 75.0] }],
+            series: vec![
+                Series { name: "idle".into(), values: vec![50.0, 25.0] },
+                Series { name: "compute".into(), values: vec![50.0, 75.0] },
+            ],
         };
         let s = svg(&c);
         // 4 bar segments in the two series colours (plus legend swatches)
@@ -468,10 +577,23 @@ mod tests {
     #[test]
     fn every_kind_draws_and_empty_data_says_so() {
         let charts = [
-            Chart::Bars { title: "B".into(), x_label: "x".into(), y_label: "y".into(), categories: vec!["a".into()], values: vec![3.0], errors: Some(vec![(1.0, 4.0)]) },
+            Chart::Bars {
+                title: "B".into(),
+                x_label: "x".into(),
+                y_label: "y".into(),
+                categories: vec!["a".into()],
+                values: vec![3.0],
+                errors: Some(vec![(1.0, 4.0)]),
+            },
             Chart::Pie { title: "P".into(), slices: vec![("a".into(), 3.0), ("b".into(), 1.0)] },
             Chart::Histogram { title: "H".into(), x_label: "us".into(), bins: vec![(0.0, 1.0, 3), (1.0, 2.0, 5)] },
-            Chart::Lines { title: "L".into(), x_label: "t".into(), y_label: "q".into(), lines: vec![Line { name: "s7".into(), points: vec![(0.0, 1.0), (2.0, 0.0)] }], step: true },
+            Chart::Lines {
+                title: "L".into(),
+                x_label: "t".into(),
+                y_label: "q".into(),
+                lines: vec![Line { name: "s7".into(), points: vec![(0.0, 1.0), (2.0, 0.0)] }],
+                step: true,
+            },
         ];
         for c in &charts {
             let s = svg(c);
@@ -484,7 +606,14 @@ mod tests {
 
     #[test]
     fn png_has_the_chart_pixels() {
-        let c = Chart::Bars { title: "B".into(), x_label: "x".into(), y_label: "y".into(), categories: vec!["a".into()], values: vec![3.0], errors: None };
+        let c = Chart::Bars {
+            title: "B".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            categories: vec!["a".into()],
+            values: vec![3.0],
+            errors: None,
+        };
         let png = charts_png(&[c]).unwrap();
         assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n");
         let rgb = super::super::png::decode_rgb_for_tests(&png);

@@ -45,7 +45,9 @@ pub fn draw_kinds<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, ov: &Overvi
     // HashMap's order)
     for (i, (_, v)) in bars.iter().enumerate() {
         chart
-            .draw_series(Histogram::horizontal(&chart).style(RGBColor(66, 110, 190).filled()).margin(3).data(std::iter::once((n - 1 - i, *v))))
+            .draw_series(
+                Histogram::horizontal(&chart).style(RGBColor(66, 110, 190).filled()).margin(3).data(std::iter::once((n - 1 - i, *v))),
+            )
             .map_err(|e| e.to_string())?;
     }
     area.present().map_err(|e| e.to_string())?;

@@ -14,17 +14,53 @@ use kinetoscope::analysis::report::Report;
 pub fn command(a: &'static Analysis) -> Command {
     let mut c = Command::new(a.name)
         .about(a.about)
-        .long_about(if a.hta_api.is_empty() { format!("{}.", a.about) } else { format!("{}.\nMatches HolisticTraceAnalysis {}.", a.about, a.hta_api) })
-        .arg(Arg::new("paths").required(true).num_args(1..).value_parser(clap::value_parser!(PathBuf)).help("Trace files or folders of per-rank traces"))
+        .long_about(if a.hta_api.is_empty() {
+            format!("{}.", a.about)
+        } else {
+            format!("{}.\nMatches HolisticTraceAnalysis {}.", a.about, a.hta_api)
+        })
+        .arg(
+            Arg::new("paths")
+                .required(true)
+                .num_args(1..)
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Trace files or folders of per-rank traces"),
+        )
         .arg(Arg::new("ranks").long("ranks").value_name("LIST").help("Ranks to analyse, e.g. 0,2-5 (default: all)"))
         .arg(Arg::new("hta").long("hta").action(ArgAction::SetTrue).help("Reproduce HTA 0.5.0 exactly, including its documented bugs"))
-        .arg(Arg::new("csv").long("csv").action(ArgAction::SetTrue).conflicts_with("json").help("Print CSV (several tables: each after a '# name' line)"))
+        .arg(
+            Arg::new("csv")
+                .long("csv")
+                .action(ArgAction::SetTrue)
+                .conflicts_with("json")
+                .help("Print CSV (several tables: each after a '# name' line)"),
+        )
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON: {tables: {name: [rows]}, notes}"))
-        .arg(Arg::new("out").long("out").value_name("DIR").value_parser(clap::value_parser!(PathBuf)).help("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"))
-        .arg(Arg::new("plot").long("plot").value_name("FILE.svg|FILE.png").value_parser(clap::value_parser!(PathBuf)).help("Write the charts to an SVG or PNG file"));
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("DIR")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"),
+        )
+        .arg(
+            Arg::new("plot")
+                .long("plot")
+                .value_name("FILE.svg|FILE.png")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Write the charts to an SVG or PNG file"),
+        );
     for o in a.options {
         let long = o.name.replace('_', "-");
-        let mut arg = Arg::new(o.name).long(long).help(format!("{} [default: {}]", o.help, match (o.default, o.kind) { ("", OptKind::IntList) => "all", ("", _) => "none", (d, _) => d }));
+        let mut arg = Arg::new(o.name).long(long).help(format!(
+            "{} [default: {}]",
+            o.help,
+            match (o.default, o.kind) {
+                ("", OptKind::IntList) => "all",
+                ("", _) => "none",
+                (d, _) => d,
+            }
+        ));
         arg = match o.kind {
             OptKind::Bool => arg.value_name("BOOL").num_args(0..=1).default_missing_value("true"),
             OptKind::Int => arg.value_name("N"),

@@ -138,7 +138,13 @@ pub fn run_extract(a: ExtractArgs) -> Result<()> {
     let selected = select_ranks(&trace, ranks.as_deref())?;
     let t = extract(&trace, &selected, range, a.keep_suffix);
     write_csv(&a.csv, &t)?;
-    println!("{} GPU operations between {} and {} µs written to {}", t.rows(), range.0 as f64 / 1000.0, range.1 as f64 / 1000.0, a.csv.display());
+    println!(
+        "{} GPU operations between {} and {} µs written to {}",
+        t.rows(),
+        range.0 as f64 / 1000.0,
+        range.1 as f64 / 1000.0,
+        a.csv.display()
+    );
     print!("{}", preview(&t, 10));
     Ok(())
 }

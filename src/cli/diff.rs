@@ -79,10 +79,12 @@ fn ranks(text: &Option<String>, what: &str) -> Result<Option<Vec<i64>>> {
 /// Runs `diff`.
 pub fn run(a: Args) -> Result<()> {
     // the two runs are read at the same time, each then gets its frames in its own thread
-    let read = |p: &PathBuf| super::input::read_trace(std::slice::from_ref(p)).map(|t| {
-        let f = (!a.hta).then(|| side_frames(&t));
-        (t, f)
-    });
+    let read = |p: &PathBuf| {
+        super::input::read_trace(std::slice::from_ref(p)).map(|t| {
+            let f = (!a.hta).then(|| side_frames(&t));
+            (t, f)
+        })
+    };
     let (control, test) = std::thread::scope(|s| {
         let test = a.test.as_ref().map(|p| s.spawn(move || read(p)));
         let control = read(&a.control);
@@ -97,7 +99,9 @@ pub fn run(a: Args) -> Result<()> {
     let mut control_ranks = ranks(&a.control_ranks, "--control-ranks")?;
     let test_ranks = ranks(&a.test_ranks, "--test-ranks")?;
     if test_trace.is_none() {
-        let Some(t) = &test_ranks else { bail!("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace") };
+        let Some(t) = &test_ranks else {
+            bail!("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace")
+        };
         if control_ranks.is_none() {
             control_ranks = Some(other_ranks(&control_trace, t).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?);
         }
@@ -106,17 +110,36 @@ pub fn run(a: Args) -> Result<()> {
     // clap only lets through the names Device::parse knows
     let device = Device::parse(&a.device).unwrap_or(Device::All);
     let mut report = if a.hta {
-        hta_report(&control_trace, test_trace, control_ranks.as_deref(), test_ranks.as_deref(), (a.iteration, a.test_iteration.or(a.iteration)), device, a.short_names).map_err(|e| anyhow::anyhow!("{e}"))?.0
+        hta_report(
+            &control_trace,
+            test_trace,
+            control_ranks.as_deref(),
+            test_ranks.as_deref(),
+            (a.iteration, a.test_iteration.or(a.iteration)),
+            device,
+            a.short_names,
+        )
+        .map_err(|e| anyhow::anyhow!("{e}"))?
+        .0
     } else {
-        let mut o = DiffOptions { by: By::parse(&a.by).unwrap_or(By::Op), device, short_names: a.short_names, iteration: a.iteration, test_iteration: a.test_iteration, ..Default::default() };
+        let mut o = DiffOptions {
+            by: By::parse(&a.by).unwrap_or(By::Op),
+            device,
+            short_names: a.short_names,
+            iteration: a.iteration,
+            test_iteration: a.test_iteration,
+            ..Default::default()
+        };
         o.decode.start_kernel = start_kernel(&a.start_kernel);
         o.decode.step_name = a.step_name.as_deref().and_then(step_name);
         o.decode.by_launch = a.by_launch;
         let control_frames = control_frames.context("frames of the control run (a bug)")?;
         // one run compared with itself: both sides start from its frames
         let test_frames = test_frames.unwrap_or_else(|| control_frames.clone());
-        let control = Side::with_frames("control", &control_trace, control_ranks.as_deref(), control_frames).map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?;
-        let test = Side::with_frames("test", test_trace, test_ranks.as_deref(), test_frames).map_err(|e| anyhow::anyhow!("{}: {e}", a.test.as_ref().unwrap_or(&a.control).display()))?;
+        let control = Side::with_frames("control", &control_trace, control_ranks.as_deref(), control_frames)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.control.display()))?;
+        let test = Side::with_frames("test", test_trace, test_ranks.as_deref(), test_frames)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", a.test.as_ref().unwrap_or(&a.control).display()))?;
         report(&control, &test, &o).map_err(|e| anyhow::anyhow!("{e}"))?
     };
     if let Some(dir) = &a.out {

@@ -73,7 +73,15 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
     writeln!(out, "{} events in {} rank(s)", thousands(ov.events), ov.ranks.len())?;
     for r in &ov.ranks {
         writeln!(out)?;
-        writeln!(out, "rank {}  {}  ({}, {} bytes{})", r.rank, r.file, r.format, thousands(r.bytes), if r.gzip_members > 0 { ", gzip" } else { "" })?;
+        writeln!(
+            out,
+            "rank {}  {}  ({}, {} bytes{})",
+            r.rank,
+            r.file,
+            r.format,
+            thousands(r.bytes),
+            if r.gzip_members > 0 { ", gzip" } else { "" }
+        )?;
         for (k, v) in &r.version {
             writeln!(out, "  {k:<18} {v}")?;
         }
@@ -111,7 +119,16 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
         writeln!(out)?;
         writeln!(out, "warnings:")?;
         for w in &ov.warnings {
-            writeln!(out, "  {} × {}: {} (first at byte {} of {}: {})", w.count, serde_json::to_value(w.kind)?.as_str().unwrap_or(""), w.message, w.offset, w.file, w.detail)?;
+            writeln!(
+                out,
+                "  {} × {}: {} (first at byte {} of {}: {})",
+                w.count,
+                serde_json::to_value(w.kind)?.as_str().unwrap_or(""),
+                w.message,
+                w.offset,
+                w.file,
+                w.detail
+            )?;
         }
     }
     Ok(())

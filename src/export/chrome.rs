@@ -135,7 +135,11 @@ pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Op
                 break;
             }
             counters.next();
-            args.push(format!("{}: {}", s(r.strings.get(series)), serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())));
+            args.push(format!(
+                "{}: {}",
+                s(r.strings.get(series)),
+                serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())
+            ));
         }
         if change.drop_args {
             args.clear();

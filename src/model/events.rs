@@ -72,9 +72,18 @@ pub enum IntArg {
 impl IntArg {
     /// Every argument, in declaration order (`arg as usize` indexes it).
     pub const ALL: [IntArg; 12] = [
-        IntArg::Bytes, IntArg::Device, IntArg::FlowId, IntArg::WaitOnStream, IntArg::WaitOnEventRecordCorrelation,
-        IntArg::RecordFunctionId, IntArg::PaddleStartNs, IntArg::PaddleEndNs, IntArg::HipStream, IntArg::BeginNs,
-        IntArg::EndNs, IntArg::MemoryBwGbpsBits,
+        IntArg::Bytes,
+        IntArg::Device,
+        IntArg::FlowId,
+        IntArg::WaitOnStream,
+        IntArg::WaitOnEventRecordCorrelation,
+        IntArg::RecordFunctionId,
+        IntArg::PaddleStartNs,
+        IntArg::PaddleEndNs,
+        IntArg::HipStream,
+        IntArg::BeginNs,
+        IntArg::EndNs,
+        IntArg::MemoryBwGbpsBits,
     ];
 }
 

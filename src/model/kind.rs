@@ -93,9 +93,7 @@ impl Kind {
             "mtia_runtime" => Kind::MtiaRuntime,
             "mtia_ccp_events" => Kind::MtiaDeviceOp,
             "cuda_profiler_range" => Kind::CudaProfilerRange,
-            "HSA_CORE_API" | "HSA_AMD_EXT_API" | "HSA_IMAGE_EXT_API" | "HSA_FINALIZE_EXT_API" | "HSA_API" => {
-                Kind::HsaApi
-            }
+            "HSA_CORE_API" | "HSA_AMD_EXT_API" | "HSA_IMAGE_EXT_API" | "HSA_FINALIZE_EXT_API" | "HSA_API" => Kind::HsaApi,
             "MARKER_CORE_API" | "MARKER_CONTROL_API" | "MARKER_NAME_API" | "MARKER_API" => Kind::Marker,
             "Forward" | "Backward" | "Optimization" | "Dataloader" | "Communication" => Kind::FrameworkPhase,
             "DygraphKernelLaunch" | "StaticKernelLaunch" => Kind::KernelLaunch,
@@ -161,18 +159,49 @@ impl Kind {
 
 /// Every kind, in declaration order (for tallies indexed by `kind as usize`).
 pub const ALL_KINDS: [Kind; 28] = [
-    Kind::CpuOp, Kind::UserAnnotation, Kind::GpuUserAnnotation, Kind::PythonFunction, Kind::Runtime,
-    Kind::Driver, Kind::Kernel, Kind::Memcpy, Kind::Memset, Kind::CudaSync, Kind::LaunchFlow,
-    Kind::FwdBwdFlow, Kind::ProfilerStep, Kind::TraceSpan, Kind::Overhead, Kind::CpuInstant,
-    Kind::MtiaRuntime, Kind::MtiaDeviceOp, Kind::CudaProfilerRange, Kind::HsaApi, Kind::Marker,
-    Kind::FrameworkPhase, Kind::KernelLaunch, Kind::Metadata, Kind::Counter, Kind::Flow, Kind::Instant,
+    Kind::CpuOp,
+    Kind::UserAnnotation,
+    Kind::GpuUserAnnotation,
+    Kind::PythonFunction,
+    Kind::Runtime,
+    Kind::Driver,
+    Kind::Kernel,
+    Kind::Memcpy,
+    Kind::Memset,
+    Kind::CudaSync,
+    Kind::LaunchFlow,
+    Kind::FwdBwdFlow,
+    Kind::ProfilerStep,
+    Kind::TraceSpan,
+    Kind::Overhead,
+    Kind::CpuInstant,
+    Kind::MtiaRuntime,
+    Kind::MtiaDeviceOp,
+    Kind::CudaProfilerRange,
+    Kind::HsaApi,
+    Kind::Marker,
+    Kind::FrameworkPhase,
+    Kind::KernelLaunch,
+    Kind::Metadata,
+    Kind::Counter,
+    Kind::Flow,
+    Kind::Instant,
     Kind::Other,
 ];
 
 /// Every phase, in declaration order (`phase as usize` indexes it).
 pub const ALL_PHASES: [Phase; 11] = [
-    Phase::Complete, Phase::Begin, Phase::End, Phase::Instant, Phase::Counter, Phase::Metadata,
-    Phase::FlowStart, Phase::FlowStep, Phase::FlowEnd, Phase::Async, Phase::Other,
+    Phase::Complete,
+    Phase::Begin,
+    Phase::End,
+    Phase::Instant,
+    Phase::Counter,
+    Phase::Metadata,
+    Phase::FlowStart,
+    Phase::FlowStep,
+    Phase::FlowEnd,
+    Phase::Async,
+    Phase::Other,
 ];
 
 /// The trace-event phase (`ph`), as in the Chrome Trace Event Format.
@@ -250,8 +279,14 @@ mod tests {
 
     #[test]
     fn old_and_new_spellings_agree() {
-        for (old, new) in [("Operator", "cpu_op"), ("Runtime", "cuda_runtime"), ("Kernel", "kernel"),
-            ("Memcpy", "gpu_memcpy"), ("Memset", "gpu_memset"), ("async", "ac2g")] {
+        for (old, new) in [
+            ("Operator", "cpu_op"),
+            ("Runtime", "cuda_runtime"),
+            ("Kernel", "kernel"),
+            ("Memcpy", "gpu_memcpy"),
+            ("Memset", "gpu_memset"),
+            ("async", "ac2g"),
+        ] {
             assert_eq!(Kind::from_cat(old), Kind::from_cat(new), "{old} vs {new}");
         }
         assert_eq!(Kind::from_cat("async_cpu_to_gpu"), Kind::LaunchFlow);

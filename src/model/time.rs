@@ -153,13 +153,7 @@ fn eight_digits(w: u64) -> u64 {
 }
 
 /// Appends one digit; returns whether it was kept (fraction digits past the precision are not).
-fn push_digit(
-    d: u8,
-    mantissa: &mut i128,
-    digits: &mut u32,
-    dropped_exp: &mut i32,
-    is_fraction: bool,
-) -> bool {
+fn push_digit(d: u8, mantissa: &mut i128, digits: &mut u32, dropped_exp: &mut i32, is_fraction: bool) -> bool {
     let v = (d - b'0') as i128;
     if *digits == 0 && v == 0 {
         // leading zeros carry no precision
@@ -256,7 +250,19 @@ mod tests {
         assert_eq!(plain_decimal(b"12.", 3), Some(12_000));
         assert_eq!(plain_decimal(b"12.3.4", 3), None);
         assert_eq!(plain_decimal(b"12345678901234567.123", 3), None);
-        let cases = ["0", "-0", "7", "12.5", "0.001", "1763884806259476", "53544.999", "18446744073709551615", "9999999999999999999", "1.2345", "00000000000000000001.5"];
+        let cases = [
+            "0",
+            "-0",
+            "7",
+            "12.5",
+            "0.001",
+            "1763884806259476",
+            "53544.999",
+            "18446744073709551615",
+            "9999999999999999999",
+            "1.2345",
+            "00000000000000000001.5",
+        ];
         for t in cases {
             for pow10 in 0..=9 {
                 if let Some(v) = plain_decimal(t.as_bytes(), pow10) {

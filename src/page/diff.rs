@@ -93,7 +93,14 @@ pub struct Diff {
 /// [`DIFF_OPTIONS`] name → value; missing = default), ranks as text (`0,2-5`; empty = all, or
 /// with the same trace on both sides, for control: every rank not in `test_ranks`), HTA mode or
 /// not. Returns the JSON of the comparison.
-pub fn diff_json(control: &Trace, test: &Trace, params_json: &str, control_ranks: &str, test_ranks: &str, hta: bool) -> Result<String, AnalysisError> {
+pub fn diff_json(
+    control: &Trace,
+    test: &Trace,
+    params_json: &str,
+    control_ranks: &str,
+    test_ranks: &str,
+    hta: bool,
+) -> Result<String, AnalysisError> {
     let given = option_texts(params_json)?;
     let params = Params::new(DIFF_OPTIONS, given.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
     let d = diff(control, test, &params, control_ranks, test_ranks, hta)?;
@@ -113,7 +120,14 @@ pub fn diff_json(control: &Trace, test: &Trace, params_json: &str, control_ranks
 }
 
 /// [`diff_json`] before JSON: the comparison of checked options.
-pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str, test_ranks: &str, hta: bool) -> Result<Diff, AnalysisError> {
+pub fn diff(
+    control: &Trace,
+    test: &Trace,
+    params: &Params,
+    control_ranks: &str,
+    test_ranks: &str,
+    hta: bool,
+) -> Result<Diff, AnalysisError> {
     let by = params.str("by");
     let by = By::parse(by).ok_or_else(|| one_of("by", by))?;
     let device = params.str("device");
@@ -135,7 +149,8 @@ pub fn diff(control: &Trace, test: &Trace, params: &Params, control_ranks: &str,
     }
     if hta {
         let iterations = (iteration, test_iteration.or(iteration));
-        let (report, c, t) = hta_report(control, test, control_ranks.as_deref(), test_ranks.as_deref(), iterations, device, params.bool("short_names"))?;
+        let (report, c, t) =
+            hta_report(control, test, control_ranks.as_deref(), test_ranks.as_deref(), iterations, device, params.bool("short_names"))?;
         return Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] });
     }
     let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
@@ -204,11 +219,15 @@ mod tests {
         let summary = "step time 1.000 → 0.800 ms (-20.0 %); control (rank 0) vs test (rank 0); biggest gain: aten::dropout -40.0 µs; biggest loss: gemm +100.0 µs";
         assert_eq!(v["summary"], summary);
         assert_eq!(v["notes"][0], summary);
-        assert_eq!(v["params"], serde_json::json!({"by": "op", "by_launch": "false", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "step_name": "", "test_iteration": ""}));
+        assert_eq!(
+            v["params"],
+            serde_json::json!({"by": "op", "by_launch": "false", "device": "all", "iteration": "", "short_names": "false", "start_kernel": "recover_decode_task", "step_name": "", "test_iteration": ""})
+        );
         assert_eq!(v["files"], serde_json::json!([]));
 
         // the same report as the library's, table for table, CSV for CSV (what --out writes)
-        let expected = report(&Side::new("control", &c, None).unwrap(), &Side::new("test", &t, None).unwrap(), &DiffOptions::default()).unwrap();
+        let expected =
+            report(&Side::new("control", &c, None).unwrap(), &Side::new("test", &t, None).unwrap(), &DiffOptions::default()).unwrap();
         let tables = v["tables"].as_array().unwrap();
         assert_eq!(tables.len(), expected.tables.len());
         for (got, want) in tables.iter().zip(&expected.tables) {
@@ -231,11 +250,16 @@ mod tests {
     #[test]
     fn options_choose_the_main_table() {
         let (c, t) = (one("control.json"), one("test.json"));
-        for (by, first) in [("kernel", "diff_by_kernel"), ("type", "diff_by_type"), ("step", "diff_steps"), ("annotation", "diff_by_annotation")] {
+        for (by, first) in
+            [("kernel", "diff_by_kernel"), ("type", "diff_by_type"), ("step", "diff_steps"), ("annotation", "diff_by_annotation")]
+        {
             let v = json(&diff_json(&c, &t, &format!(r#"{{"by": "{by}"}}"#), "", "", false).unwrap());
             assert_eq!(v["tables"][0]["name"], first, "by {by}");
         }
-        let v = json(&diff_json(&c, &t, r#"{"iteration": "1", "device": "gpu", "short_names": true, "start_kernel": "none"}"#, "", "", false).unwrap());
+        let v = json(
+            &diff_json(&c, &t, r#"{"iteration": "1", "device": "gpu", "short_names": true, "start_kernel": "none"}"#, "", "", false)
+                .unwrap(),
+        );
         assert_eq!(v["params"]["iteration"], "1");
         assert_eq!(v["notes"][1], "times and calls are per step 1: control 1 step, test 2 steps (one compared)");
         let names = column(&v["tables"][0], "name");
@@ -248,7 +272,11 @@ mod tests {
         let v = json(&diff_json(&tr, &tr, "{}", "", "1", false).unwrap());
         assert_eq!(v["control_ranks"], serde_json::json!([0, 2]));
         assert_eq!(v["test_ranks"], serde_json::json!([1]));
-        assert!(v["summary"].as_str().unwrap().starts_with("step time 1.000 → 0.800 ms (-20.0 %); control (2 ranks, median) vs test (rank 1);"), "{}", v["summary"]);
+        assert!(
+            v["summary"].as_str().unwrap().starts_with("step time 1.000 → 0.800 ms (-20.0 %); control (2 ranks, median) vs test (rank 1);"),
+            "{}",
+            v["summary"]
+        );
         // the median of two copies of the control run is the control run: the numbers of the two-trace diff
         let (c, t) = (one("control.json"), one("test.json"));
         let two = json(&diff_json(&c, &t, "{}", "", "", false).unwrap());
@@ -258,7 +286,10 @@ mod tests {
         let v = json(&diff_json(&tr, &tr, "{}", "2", "1", false).unwrap());
         assert_eq!(v["control_ranks"], serde_json::json!([2]));
         assert!(diff_json(&tr, &tr, "{}", "", "", false).unwrap_err().0.starts_with("one trace on both sides: say which"));
-        assert_eq!(diff_json(&tr, &tr, "{}", "", "0-2", false).unwrap_err().0, "the test ranks take every rank of the trace; nothing is left to compare with");
+        assert_eq!(
+            diff_json(&tr, &tr, "{}", "", "0-2", false).unwrap_err().0,
+            "the test ranks take every rank of the trace; nothing is left to compare with"
+        );
         assert_eq!(diff_json(&tr, &tr, "{}", "", "7", false).unwrap_err().0, "test: rank 7 is not in the trace (ranks: 0, 1, 2)");
     }
 
@@ -273,7 +304,10 @@ mod tests {
         assert!(v["summary"].as_str().unwrap().starts_with("step time 1.000 → "), "{}", v["summary"]);
         let names: Vec<&str> = v["tables"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names[0], "compare_traces__gpu__short");
-        assert!(names.contains(&"compare_traces__all") && names.contains(&"ops_diff__cpu") && names.contains(&"iterations__test"), "{names:?}");
+        assert!(
+            names.contains(&"compare_traces__all") && names.contains(&"ops_diff__cpu") && names.contains(&"iterations__test"),
+            "{names:?}"
+        );
         let expected = hta_tables(&cl, &tl, (None, None));
         for want in &expected {
             let got = v["tables"].as_array().unwrap().iter().find(|g| g["name"] == want.name).unwrap();
@@ -284,7 +318,10 @@ mod tests {
         let tr = three_ranks();
         let v = json(&diff_json(&tr, &tr, "{}", "0", "1", true).unwrap());
         assert_eq!((&v["control_ranks"], &v["test_ranks"]), (&serde_json::json!([0]), &serde_json::json!([1])));
-        assert_eq!(diff_json(&tr, &tr, "{}", "", "1", true).unwrap_err().0, "control ranks: HTA's TraceDiff compares one rank per side; give one rank (or leave HTA mode)");
+        assert_eq!(
+            diff_json(&tr, &tr, "{}", "", "1", true).unwrap_err().0,
+            "control ranks: HTA's TraceDiff compares one rank per side; give one rank (or leave HTA mode)"
+        );
         assert_eq!(diff_json(&tr, &tr, "{}", "0", "5", true).unwrap_err().0, "test: no rank 5");
     }
 

@@ -292,14 +292,30 @@ impl Splitter {
     /// Takes the result of a block or job (from [`parse_block`] or [`parse_range`]; `block`: the
     /// content block, none for a range job) and merges every result now in turn into `rank`. A
     /// fatal error of a block whose start is known to be right is the file's error.
-    pub(super) fn arrived(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), ReadError> {
+    pub(super) fn arrived(
+        &mut self,
+        rank: &mut RankTrace,
+        st: &mut ChromeState,
+        file: &str,
+        result: Vec<u8>,
+        block: Option<Vec<u8>>,
+    ) -> Result<(), ReadError> {
         self.arrived_inner(rank, st, file, result, block).map_err(|e| match e {
             Fail::Read(e) => e,
-            Fail::Damaged(why) => ReadError::new(self.pending_at, "the result of parsing a block of this file", format!("a damaged one ({why})")),
+            Fail::Damaged(why) => {
+                ReadError::new(self.pending_at, "the result of parsing a block of this file", format!("a damaged one ({why})"))
+            }
         })
     }
 
-    fn arrived_inner(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), Fail> {
+    fn arrived_inner(
+        &mut self,
+        rank: &mut RankTrace,
+        st: &mut ChromeState,
+        file: &str,
+        result: Vec<u8>,
+        block: Option<Vec<u8>>,
+    ) -> Result<(), Fail> {
         let mut d = Dec { b: &result, i: 0 };
         let seq = d.u32()?;
         if d.u8()? & REDO == 0 && self.absorbed_from.is_some_and(|a| seq >= a) {
@@ -705,7 +721,9 @@ fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeState) {
     put_col!(out, st.counts.cats);
     put_col!(out, st.counts.phases);
     let h = &st.hints;
-    out.push(u8::from(h.paddle) | u8::from(h.string_times) << 1 | u8::from(h.kineto) << 2 | u8::from(rank.meta.ts_fractional_or_missing) << 3);
+    out.push(
+        u8::from(h.paddle) | u8::from(h.string_times) << 1 | u8::from(h.kineto) << 2 | u8::from(rank.meta.ts_fractional_or_missing) << 3,
+    );
     let warnings: Vec<&Warning> = rank.warnings.iter().collect();
     put_bytes(out, serde_json::to_string(&warnings).unwrap_or_default().as_bytes());
     // open `B`s per thread, oldest first; threads in a fixed order
@@ -876,7 +894,9 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     let (_, sfx) = d.records(12)?;
     let text_base = ev.suffix_text.len() as u32;
     ev.suffix_text.push_str(d.text()?);
-    ev.name_suffix.extend(sfx.chunks_exact(12).map(|r| (u32::read_le(&r[..4]) + base, u32::read_le(&r[4..8]) + text_base, u32::read_le(&r[8..]) + text_base)));
+    ev.name_suffix.extend(
+        sfx.chunks_exact(12).map(|r| (u32::read_le(&r[..4]) + base, u32::read_le(&r[4..8]) + text_base, u32::read_le(&r[8..]) + text_base)),
+    );
     for (p, name) in d.col(|d| Ok((d.u32()?, d.text()?)))? {
         rank.process_names.insert(id(p)?, name.to_string());
     }

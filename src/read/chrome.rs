@@ -23,9 +23,9 @@ use super::json::{JVal, ObjectReader};
 use super::scan::ScanSink;
 use crate::error::{excerpt, WarningKind};
 use crate::model::events::flags;
-use crate::model::time::{us_text_to_ns, with_unit_to_ns};
 use crate::model::kind::ALL_KINDS;
 use crate::model::strings::split_timing_suffix;
+use crate::model::time::{us_text_to_ns, with_unit_to_ns};
 use crate::model::{EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
 
 /// Hints gathered while reading that decide which flavor of Chrome JSON this was.
@@ -414,7 +414,11 @@ impl ChromeSink<'_> {
                     if let Some(x) = v.as_f64() {
                         let key = self.rank.strings.intern(&k);
                         let ev = &mut self.rank.events;
-                        if phase == Phase::Counter { ev.counters.push((e, key, x)) } else { ev.profiler_range_args.push((e, key, x)) }
+                        if phase == Phase::Counter {
+                            ev.counters.push((e, key, x))
+                        } else {
+                            ev.profiler_range_args.push((e, key, x))
+                        }
                     }
                 }
             }
@@ -438,7 +442,11 @@ impl ScanSink for ChromeSink<'_> {
                 self.rank.counts.events += 1;
                 self.count(Kind::Other, None, b'?');
                 let at = offset + at as u64;
-                self.warn(WarningKind::MalformedEvent, at, format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..])));
+                self.warn(
+                    WarningKind::MalformedEvent,
+                    at,
+                    format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..])),
+                );
             }
         }
     }
@@ -507,7 +515,11 @@ impl ChromeSink<'_> {
             return;
         }
         let Some(ts_v) = f.ts.as_ref() else {
-            self.warn(WarningKind::MissingField, offset, format!("event \"{}\" (ph {}) has no \"ts\"", self.rank.strings.get(name), ph_letter as char));
+            self.warn(
+                WarningKind::MissingField,
+                offset,
+                format!("event \"{}\" (ph {}) has no \"ts\"", self.rank.strings.get(name), ph_letter as char),
+            );
             return;
         };
         let Some(ts) = self.time(ts_v, "ts", offset) else { return };
@@ -572,7 +584,6 @@ impl ChromeSink<'_> {
             self.st.open.entry((pid, tid)).or_default().push((e, offset));
         }
     }
-
 }
 
 impl ChromeState {

@@ -101,11 +101,7 @@ impl GzipInflater {
     }
 
     /// Feeds compressed bytes; decompressed bytes go to `sink`.
-    pub fn push(
-        &mut self,
-        mut input: &[u8],
-        sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>,
-    ) -> Result<(), ReadError> {
+    pub fn push(&mut self, mut input: &[u8], sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>) -> Result<(), ReadError> {
         while !input.is_empty() {
             match self.stage {
                 Stage::Ignoring => {
@@ -230,11 +226,7 @@ impl GzipInflater {
         match self.stage {
             Stage::Between | Stage::Ignoring => Ok(true),
             Stage::Header if self.pending.is_empty() && self.members > 0 => Ok(true),
-            Stage::Header if self.members == 0 => Err(ReadError::new(
-                self.consumed,
-                "a complete gzip header",
-                "end of input",
-            )),
+            Stage::Header if self.members == 0 => Err(ReadError::new(self.consumed, "a complete gzip header", "end of input")),
             _ => Ok(false),
         }
     }

@@ -434,7 +434,13 @@ impl Scanner {
                         b'"' => ValKind::Str,
                         b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => ValKind::Scalar,
                         _ if self.wait_for_excerpt(data) => return Ok(()),
-                        _ => return Err(ReadError::new(here, format!("a JSON value for the key \"{}\"", self.key), excerpt(&data[self.pos..]))),
+                        _ => {
+                            return Err(ReadError::new(
+                                here,
+                                format!("a JSON value for the key \"{}\"", self.key),
+                                excerpt(&data[self.pos..]),
+                            ))
+                        }
                     };
                     self.start_value(kind, Purpose::MetaValue);
                 }
@@ -488,7 +494,11 @@ impl Scanner {
                     if self.wait_for_excerpt(data) {
                         return Ok(());
                     }
-                    sink.warn(WarningKind::TrailingData, here, format!("{} after the end of the JSON document", excerpt(&data[self.pos..])));
+                    sink.warn(
+                        WarningKind::TrailingData,
+                        here,
+                        format!("{} after the end of the JSON document", excerpt(&data[self.pos..])),
+                    );
                     // ignore everything that follows
                     self.ignoring = true;
                     self.base += data.len() as u64;

@@ -113,7 +113,9 @@ impl Table {
             },
         };
         let mut rows: Vec<usize> = (0..self.rows()).collect();
-        rows.sort_by(|&a, &b| order.iter().map(|&i| cmp_in(&self.columns[i], a, b)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal));
+        rows.sort_by(|&a, &b| {
+            order.iter().map(|&i| cmp_in(&self.columns[i], a, b)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
+        });
         self.select_rows(&rows);
     }
 

@@ -43,7 +43,9 @@ impl Table {
                     let v = match &c.values {
                         Values::Str(s) => serde_json::Value::from(s[row].clone()),
                         Values::Int(i) => serde_json::Value::from(i[row]),
-                        Values::Float(f) => serde_json::Number::from_f64(f[row]).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null),
+                        Values::Float(f) => {
+                            serde_json::Number::from_f64(f[row]).map(serde_json::Value::Number).unwrap_or(serde_json::Value::Null)
+                        }
                     };
                     (c.name.clone(), v)
                 });

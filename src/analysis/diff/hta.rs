@@ -112,7 +112,13 @@ impl<'a> LabeledTrace<'a> {
         }
         groups
             .into_iter()
-            .map(|((cat, name), (counts, ns))| OpSummary { cat: cat.to_string(), name: name.to_string(), short_name: shorten_name(name), counts, total_duration: ns as f64 / 1000.0 })
+            .map(|((cat, name), (counts, ns))| OpSummary {
+                cat: cat.to_string(),
+                name: name.to_string(),
+                short_name: shorten_name(name),
+                counts,
+                total_duration: ns as f64 / 1000.0,
+            })
             .collect()
     }
 }
@@ -193,7 +199,13 @@ pub fn compare(control: &[OpSummary], test: &[OpSummary], short: bool) -> Vec<Op
     for (side, rows) in [(0, control), (1, test)] {
         for r in rows {
             let key = if short { r.short_name.as_str() } else { r.name.as_str() };
-            let c = by.entry(key).or_insert_with(|| OpChange { name: key.to_string(), control_counts: 0.0, control_total_duration: 0.0, test_counts: 0.0, test_total_duration: 0.0 });
+            let c = by.entry(key).or_insert_with(|| OpChange {
+                name: key.to_string(),
+                control_counts: 0.0,
+                control_total_duration: 0.0,
+                test_counts: 0.0,
+                test_total_duration: 0.0,
+            });
             if side == 0 {
                 c.control_counts += r.counts as f64;
                 c.control_total_duration += r.total_duration;
@@ -263,15 +275,30 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteratio
         (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
     };
     let mut line = match (step(control, iterations.0), step(test, iterations.1)) {
-        (Some((ci, c)), Some((ti, t))) => format!("step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})", 100.0 * (t - c) / c, control.label, control.rank(), test.label, test.rank()),
+        (Some((ci, c)), Some((ti, t))) => format!(
+            "step time {c:.3} → {t:.3} ms ({:+.1} %; {} iteration {ci} rank {} vs {} iteration {ti} rank {})",
+            100.0 * (t - c) / c,
+            control.label,
+            control.rank(),
+            test.label,
+            test.rank()
+        ),
         _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
     };
     let rows = compare(&control.ops_summary(iterations.0, Device::All), &test.ops_summary(iterations.1, Device::All), false);
     let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
-    if let Some(g) = rows.iter().filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep")).min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+    if let Some(g) = rows
+        .iter()
+        .filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep"))
+        .min_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration()))
+    {
         line += &format!("; biggest gain: {}", ops(g));
     }
-    if let Some(l) = rows.iter().filter(|r| r.diff_duration() > 0.0 && !r.name.starts_with("ProfilerStep")).max_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration())) {
+    if let Some(l) = rows
+        .iter()
+        .filter(|r| r.diff_duration() > 0.0 && !r.name.starts_with("ProfilerStep"))
+        .max_by(|a, b| a.diff_duration().total_cmp(&b.diff_duration()))
+    {
         line += &format!("; biggest loss: {}", ops(l));
     }
     line
@@ -283,7 +310,15 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteratio
 /// `iterations`: the control's and the test's iteration (`None`: the first; one a side lacks is an
 /// error naming the ones it has).
 #[allow(clippy::too_many_arguments)]
-pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<&[i64]>, iterations: (Option<i64>, Option<i64>), device: Device, short: bool) -> Result<(Report, u32, u32), AnalysisError> {
+pub fn hta_report(
+    control: &Trace,
+    test: &Trace,
+    cr: Option<&[i64]>,
+    tr: Option<&[i64]>,
+    iterations: (Option<i64>, Option<i64>),
+    device: Device,
+    short: bool,
+) -> Result<(Report, u32, u32), AnalysisError> {
     let one = |r: Option<&[i64]>, what: &str| -> Result<Option<u32>, AnalysisError> {
         match r {
             None => Ok(None),
@@ -303,7 +338,12 @@ pub fn hta_report(control: &Trace, test: &Trace, cr: Option<&[i64]>, tr: Option<
         let have = side.iterations();
         if let Some(n) = it.filter(|n| !have.contains(n)) {
             let have: Vec<String> = have.iter().map(i64::to_string).collect();
-            return fail(format!("{}: rank {} has no iteration {n} (iterations: {})", side.label, side.rank(), if have.is_empty() { "none".into() } else { have.join(", ") }));
+            return fail(format!(
+                "{}: rank {} has no iteration {n} (iterations: {})",
+                side.label,
+                side.rank(),
+                if have.is_empty() { "none".into() } else { have.join(", ") }
+            ));
         }
     }
     let mut tables = hta_tables(&control, &test, iterations);

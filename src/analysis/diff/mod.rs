@@ -114,7 +114,14 @@ impl DiffOptions {
 
 impl Default for DiffOptions {
     fn default() -> Self {
-        DiffOptions { by: By::Op, device: Device::All, short_names: false, iteration: None, test_iteration: None, decode: DecodeOptions::default() }
+        DiffOptions {
+            by: By::Op,
+            device: Device::All,
+            short_names: false,
+            iteration: None,
+            test_iteration: None,
+            decode: DecodeOptions::default(),
+        }
     }
 }
 
@@ -225,7 +232,12 @@ fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>, per_step: bool) -> Res
             Some(n) if all.contains(&n) => vec![n],
             Some(n) => {
                 let have: Vec<String> = all.iter().map(i64::to_string).collect();
-                return fail(format!("{}: rank {} has no complete step {n} (steps: {})", side.label, f.rank, if have.is_empty() { "none".into() } else { have.join(", ") }));
+                return fail(format!(
+                    "{}: rank {} has no complete step {n} (steps: {})",
+                    side.label,
+                    f.rank,
+                    if have.is_empty() { "none".into() } else { have.join(", ") }
+                ));
             }
             None => all.clone(),
         };
@@ -289,7 +301,13 @@ fn key_text(name: &str, class: KeyClass, o: &DiffOptions) -> Option<String> {
 }
 
 /// Per key: calls and time (ns) per step, of one side (medians over its ranks).
-fn side_values(side: &Side<'_>, by: By, o: &DiffOptions, iteration: Option<i64>, per_step: bool) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
+fn side_values(
+    side: &Side<'_>,
+    by: By,
+    o: &DiffOptions,
+    iteration: Option<i64>,
+    per_step: bool,
+) -> Result<BTreeMap<String, (f64, f64)>, AnalysisError> {
     let scopes = scopes(side, iteration, per_step)?;
     let mut per_rank: Vec<BTreeMap<String, (f64, f64)>> = Vec::new();
     for s in &scopes {
@@ -486,7 +504,12 @@ fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, AnalysisError> {
             .map(|&n| {
                 let iv = work.remove(&n).unwrap_or_default();
                 let kernels = iv.len() as f64;
-                StepValues { number: n, duration: dur.get(&n).map_or(f64::NAN, |&d| d as f64), busy: covered(&merge_intervals(iv)) as f64, kernels }
+                StepValues {
+                    number: n,
+                    duration: dur.get(&n).map_or(f64::NAN, |&d| d as f64),
+                    busy: covered(&merge_intervals(iv)) as f64,
+                    kernels,
+                }
             })
             .collect();
         out.push(steps);
@@ -511,7 +534,8 @@ fn side_steps(ranks: &[Vec<StepValues>]) -> Vec<StepValues> {
 fn steps_table(c: &[StepValues], t: &[StepValues], control: &str, test: &str) -> Table {
     let n = c.len().max(t.len());
     let col = |v: &[StepValues], g: &dyn Fn(&StepValues) -> f64| Values::Float((0..n).map(|k| v.get(k).map_or(f64::NAN, g)).collect());
-    let num = |v: &[StepValues]| Values::Str((0..n).map(|k| v.get(k).map_or(String::new(), |s| format!("ProfilerStep#{}", s.number))).collect());
+    let num =
+        |v: &[StepValues]| Values::Str((0..n).map(|k| v.get(k).map_or(String::new(), |s| format!("ProfilerStep#{}", s.number))).collect());
     let diff: Vec<f64> = (0..n).map(|k| t.get(k).map_or(f64::NAN, |s| s.duration) - c.get(k).map_or(f64::NAN, |s| s.duration)).collect();
     let pct: Vec<f64> = (0..n).map(|k| np_round(100.0 * diff[k] / c.get(k).map_or(f64::NAN, |s| s.duration), 2)).collect();
     let change: Vec<String> = (0..n)
@@ -570,10 +594,20 @@ fn summary(control: &Side<'_>, test: &Side<'_>, c: &[StepValues], t: &[StepValue
     let what = if by == By::Op { "" } else { by.as_str() };
     let real = |r: &&Change| !r.key.starts_with("ProfilerStep");
     if let Some(g) = rows.iter().filter(real).filter(|r| r.diff_ns() < 0.0).min_by(|a, b| a.diff_ns().total_cmp(&b.diff_ns())) {
-        line += &format!("; biggest gain{}: {} {}", if what.is_empty() { String::new() } else { format!(" ({what})") }, g.key, signed_time(g.diff_ns()));
+        line += &format!(
+            "; biggest gain{}: {} {}",
+            if what.is_empty() { String::new() } else { format!(" ({what})") },
+            g.key,
+            signed_time(g.diff_ns())
+        );
     }
     if let Some(l) = rows.iter().filter(real).filter(|r| r.diff_ns() > 0.0).max_by(|a, b| a.diff_ns().total_cmp(&b.diff_ns())) {
-        line += &format!("; biggest loss{}: {} {}", if what.is_empty() { String::new() } else { format!(" ({what})") }, l.key, signed_time(l.diff_ns()));
+        line += &format!(
+            "; biggest loss{}: {} {}",
+            if what.is_empty() { String::new() } else { format!(" ({what})") },
+            l.key,
+            signed_time(l.diff_ns())
+        );
     }
     line
 }
@@ -620,8 +654,22 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
             let keys: Vec<String> = rows.iter().map(|r| r.key.clone()).collect();
             let time: Vec<(f64, f64)> = rows.iter().map(|r| (us(r.control_ns), us(r.test_ns))).collect();
             let calls: Vec<(f64, f64)> = rows.iter().map(|r| (r.control_count, r.test_count)).collect();
-            report.charts.push(grouped(&format!("Time {unit} by {}: {cl} vs {tl}", by.as_str()), by.key_column(), "time (µs)", (cl, tl), &keys, &time));
-            report.charts.push(grouped(&format!("Calls {unit} by {}: {cl} vs {tl}", by.as_str()), by.key_column(), "calls", (cl, tl), &keys, &calls));
+            report.charts.push(grouped(
+                &format!("Time {unit} by {}: {cl} vs {tl}", by.as_str()),
+                by.key_column(),
+                "time (µs)",
+                (cl, tl),
+                &keys,
+                &time,
+            ));
+            report.charts.push(grouped(
+                &format!("Calls {unit} by {}: {cl} vs {tl}", by.as_str()),
+                by.key_column(),
+                "calls",
+                (cl, tl),
+                &keys,
+                &calls,
+            ));
             tables.insert(0, table);
         } else {
             tables.push(table);
@@ -630,8 +678,17 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
     if o.by == By::Step {
         let n = c_steps.len().max(t_steps.len());
         let keys: Vec<String> = (1..=n).map(|k| k.to_string()).collect();
-        let pairs: Vec<(f64, f64)> = (0..n).map(|k| (c_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6), t_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6))).collect();
-        report.charts.push(grouped(&format!("Step durations: {cl} vs {tl}"), "step (n-th of each side)", "duration (ms)", (cl, tl), &keys, &pairs));
+        let pairs: Vec<(f64, f64)> = (0..n)
+            .map(|k| (c_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6), t_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6)))
+            .collect();
+        report.charts.push(grouped(
+            &format!("Step durations: {cl} vs {tl}"),
+            "step (n-th of each side)",
+            "duration (ms)",
+            (cl, tl),
+            &keys,
+            &pairs,
+        ));
         tables.insert(0, steps);
     } else {
         tables.push(steps);

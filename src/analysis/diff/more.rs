@@ -9,9 +9,9 @@ use super::{median, DiffOptions, Side};
 use crate::analysis::call_graph::{CallGraph, CallGraphOptions};
 use crate::analysis::common::{shorten_name, us};
 use crate::analysis::decode::{decode_stats, DecodeStats, OpStat};
+use crate::analysis::hta_frame::HtaFrame;
 use crate::analysis::overlap::comm_comp_overlap;
 use crate::analysis::temporal::temporal_breakdown;
-use crate::analysis::hta_frame::HtaFrame;
 use crate::model::{Kind, RankTrace, StrId};
 use crate::table::{Table, Unit, Values};
 
@@ -71,10 +71,16 @@ fn temporal_table(control: &Side<'_>, test: &Side<'_>) -> Table {
     let rows = paired(control, test, &temporal(control), &temporal(test), median_arrays::<4>);
     let (cl, tl) = (&control.label, &test.label);
     let mut t = Table::new("diff_temporal").with("rank", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()));
-    for (j, (what, unit)) in [("gpu_span_us", Unit::Us), ("idle_pct", Unit::Percent), ("compute_pct", Unit::Percent), ("non_compute_pct", Unit::Percent)].into_iter().enumerate() {
-        t = t
-            .with(&format!("{cl}_{what}"), unit, Values::Float(rows.iter().map(|r| r.1[j]).collect()))
-            .with(&format!("{tl}_{what}"), unit, Values::Float(rows.iter().map(|r| r.2[j]).collect()));
+    for (j, (what, unit)) in
+        [("gpu_span_us", Unit::Us), ("idle_pct", Unit::Percent), ("compute_pct", Unit::Percent), ("non_compute_pct", Unit::Percent)]
+            .into_iter()
+            .enumerate()
+    {
+        t = t.with(&format!("{cl}_{what}"), unit, Values::Float(rows.iter().map(|r| r.1[j]).collect())).with(
+            &format!("{tl}_{what}"),
+            unit,
+            Values::Float(rows.iter().map(|r| r.2[j]).collect()),
+        );
     }
     t
 }
@@ -105,7 +111,8 @@ fn decode(side: &Side<'_>, o: &DiffOptions) -> Result<DecodeStats, String> {
 
 /// Mean duration of the decode steps used, ms.
 fn mean_decode_step_ms(s: &DecodeStats) -> f64 {
-    let d: Vec<f64> = s.steps.iter().filter(|x| x.kind == crate::analysis::decode::StepKind::Decode).map(|x| (x.end - x.start) as f64 / 1e6).collect();
+    let d: Vec<f64> =
+        s.steps.iter().filter(|x| x.kind == crate::analysis::decode::StepKind::Decode).map(|x| (x.end - x.start) as f64 / 1e6).collect();
     d.iter().sum::<f64>() / d.len() as f64
 }
 
@@ -182,7 +189,10 @@ fn op_sequences(ranks: &[(&HtaFrame, &RankTrace)]) -> BTreeMap<String, BTreeMap<
         let mut short: FxHashMap<StrId, String> = FxHashMap::default();
         for (op, mut kernels) in calls {
             kernels.sort_unstable();
-            let seq: Vec<String> = kernels.iter().map(|&(_, k)| short.entry(f.name[k]).or_insert_with(|| shorten_name(r.strings.get(f.name[k]))).clone()).collect();
+            let seq: Vec<String> = kernels
+                .iter()
+                .map(|&(_, k)| short.entry(f.name[k]).or_insert_with(|| shorten_name(r.strings.get(f.name[k]))).clone())
+                .collect();
             *out.entry(r.strings.get(f.name[op]).to_string()).or_default().entry(seq).or_default() += 1;
         }
     }

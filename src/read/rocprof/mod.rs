@@ -212,7 +212,14 @@ impl CsvReader {
     }
 }
 
-fn on_record(kind: CsvKind, table: &mut Option<Table>, next_row: &mut u32, rec: Record<'_>, rank: &mut RankTrace, file: &str) -> Result<(), ReadError> {
+fn on_record(
+    kind: CsvKind,
+    table: &mut Option<Table>,
+    next_row: &mut u32,
+    rec: Record<'_>,
+    rank: &mut RankTrace,
+    file: &str,
+) -> Result<(), ReadError> {
     let Some(t) = table else {
         let h = Header::new(&rec);
         let cols = match kind {
@@ -222,7 +229,8 @@ fn on_record(kind: CsvKind, table: &mut Option<Table>, next_row: &mut u32, rec: 
             CsvKind::V3Api => v3::ApiColumns::new(&h).map(Table::Api),
             CsvKind::Unsupported(u) => Err(u.describe().to_string()),
         };
-        *table = Some(cols.map_err(|expected| ReadError::new(rec.offset, expected, crate::error::excerpt(rec.field(0).unwrap_or_default())))?);
+        *table =
+            Some(cols.map_err(|expected| ReadError::new(rec.offset, expected, crate::error::excerpt(rec.field(0).unwrap_or_default())))?);
         return Ok(());
     };
     let index = *next_row;
@@ -294,7 +302,9 @@ impl RowCtx<'_> {
         let mut dur = row.end - row.start;
         if dur < 0 {
             let (file, offset) = (self.file, self.offset);
-            rank.warnings.add(WarningKind::NegativeDuration, file, offset, || format!("data row {}: end {} < start {}", self.index, row.end, row.start));
+            rank.warnings.add(WarningKind::NegativeDuration, file, offset, || {
+                format!("data row {}: end {} < start {}", self.index, row.end, row.start)
+            });
             dur = 0;
         }
         let cat = rank.strings.intern(row.cat);
@@ -422,7 +432,10 @@ mod tests {
         assert_eq!(k("\"Kind\",\"Agent_Id\",\"Kernel_Name\",\"Start_Timestamp\",\"End_Timestamp\""), Some(CsvKind::V3Kernel));
         assert_eq!(k("Index,KernelName,gpu-id,BeginNs,EndNs"), Some(CsvKind::V1Results));
         assert_eq!(k("Index,KernelName,gpu-id,grd"), Some(CsvKind::Unsupported(Unsupported::V1NoTimestamps)));
-        assert_eq!(k("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\""), Some(CsvKind::Unsupported(Unsupported::Stats)));
+        assert_eq!(
+            k("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\""),
+            Some(CsvKind::Unsupported(Unsupported::Stats))
+        );
         assert_eq!(
             k("\"Kind\",\"Operation\",\"Agent_Id\",\"Allocation_Size\",\"Address\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\""),
             Some(CsvKind::Unsupported(Unsupported::V3Other))

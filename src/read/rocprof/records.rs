@@ -111,10 +111,8 @@ impl Splitter {
         loop {
             if self.at_start {
                 let first = self.first;
-                let skip = data
-                    .iter()
-                    .position(|&c| !(c == b'\n' || c == b'\r' || (first && c.is_ascii_whitespace())))
-                    .unwrap_or(data.len());
+                let skip =
+                    data.iter().position(|&c| !(c == b'\n' || c == b'\r' || (first && c.is_ascii_whitespace()))).unwrap_or(data.len());
                 self.offset += skip as u64;
                 data = &data[skip..];
                 if data.is_empty() {
@@ -127,8 +125,7 @@ impl Splitter {
                 // an empty input means end of data to csv-core; wait for more instead
                 return Ok(());
             }
-            let (res, nin, nout, nend) =
-                self.rdr.read_record(data, &mut self.out[self.out_len..], &mut self.ends[self.ends_len..]);
+            let (res, nin, nout, nend) = self.rdr.read_record(data, &mut self.out[self.out_len..], &mut self.ends[self.ends_len..]);
             self.offset += nin as u64;
             data = &data[nin..];
             self.out_len += nout;

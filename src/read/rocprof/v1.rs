@@ -26,8 +26,8 @@
 //! `queue-id`, `stream-id`. Without tracing, rocprof writes only the `COPY` label line
 //! (`,{"args":{"name":"COPY"},"ph":"M",...}`), a fragment that reads as zero events.
 
-use super::{check_len, int, opt_id, opt_int, Header, Row, RowCtx};
 use super::records::Record;
+use super::{check_len, int, opt_id, opt_int, Header, Row, RowCtx};
 use crate::model::events::flags;
 use crate::model::{IntArg, Kind, Phase, RankTrace};
 
@@ -137,7 +137,8 @@ pub fn classify_v1_json(rank: &mut RankTrace) {
     let ev = &mut rank.events;
     let mut extra = Vec::new();
     for e in 0..ev.len() {
-        if ev.flags[e] & flags::HAS_CAT != 0 || matches!(ev.phase[e], Phase::Metadata | Phase::FlowStart | Phase::FlowStep | Phase::FlowEnd) {
+        if ev.flags[e] & flags::HAS_CAT != 0 || matches!(ev.phase[e], Phase::Metadata | Phase::FlowStart | Phase::FlowStep | Phase::FlowEnd)
+        {
             continue;
         }
         exact_times(ev, e);

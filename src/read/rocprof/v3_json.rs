@@ -116,11 +116,7 @@ fn read_document(buf: &[u8], rank: &mut RankTrace, file: &str) -> Result<(), Rea
             match val {
                 JVal::Array(a) => processes = Some(a),
                 other => {
-                    return Err(ReadError::new(
-                        start as u64,
-                        "\"rocprofiler-sdk-tool\" to be an array of processes",
-                        other.type_name(),
-                    ))
+                    return Err(ReadError::new(start as u64, "\"rocprofiler-sdk-tool\" to be an array of processes", other.type_name()))
                 }
             }
         }
@@ -266,7 +262,11 @@ fn strings(s: &[u8], t: &mut Tables) {
                                 match (&*k, v) {
                                     ("kind", v) => kind = str_of(v).unwrap_or_default(),
                                     ("operations", JVal::Array(ops_raw)) => {
-                                        ops = array_elements(ops_raw).unwrap_or_default().into_iter().map(|o| str_of(o).unwrap_or_default()).collect()
+                                        ops = array_elements(ops_raw)
+                                            .unwrap_or_default()
+                                            .into_iter()
+                                            .map(|o| str_of(o).unwrap_or_default())
+                                            .collect()
                                     }
                                     _ => {}
                                 }
