@@ -344,6 +344,9 @@ fn gpu_ops_analysis_is_extract() {
 /// the `[xx ms]` suffix of their names; no GPU operation, which the error and the note say.
 #[test]
 fn shared_paddle_trace() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let path = util::shared("traces/paddle/paddle3.3.1_cpu_mlp_adam.paddle_trace.json");
     let trace = kinetoscope::read::read_all(&[("paddle.json", &util::bytes(&path)[..])]).expect("read");
     let e = run(&trace, &[]).unwrap_err();
@@ -434,6 +437,9 @@ fn extract_command_and_its_errors() {
 /// launcher's).
 #[test]
 fn shared_training_trace_by_launch() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let path = util::shared("traces/kineto/tb_plugin_2021-06_resnet50_num_workers_4/worker0.1623212756351.pt.trace.json.gz");
     let trace = kinetoscope::read::read_all(&[("worker0.pt.trace.json.gz", &util::bytes(&path)[..])]).expect("read");
     let base = [("start_kernel", "none"), ("prefill_ms", "1000")];

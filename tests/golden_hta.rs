@@ -59,6 +59,9 @@ fn implemented(file: &str) -> bool {
 
 #[test]
 fn golden_hta_analyses_match_oracle() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let out = util::shared("hta-oracle/out");
     let mut sets: Vec<PathBuf> = std::fs::read_dir(&out)
         .unwrap_or_else(|e| panic!("{}: {e}", out.display()))
@@ -364,6 +367,9 @@ mod tie_order {
 /// first rank and first iteration of each side, every device selection, names and short names.
 #[test]
 fn golden_trace_diff_matches_oracle() {
+    if util::skip_without_corpus() {
+        return;
+    }
     use kinetoscope::analysis::diff::{hta_tables, LabeledTrace};
     let read = |rel: &str| {
         let p = util::shared(&format!("traces/hta/trace_diff/{rel}"));
@@ -398,6 +404,9 @@ fn golden_trace_diff_matches_oracle() {
 /// byte.
 #[test]
 fn diff_command_writes_the_oracle_files() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let t = util::shared("traces/hta/trace_diff");
     let dir = std::env::temp_dir().join(format!("kinetoscope-diff-{}", std::process::id()));
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"))

@@ -173,11 +173,10 @@ fn testdata_fixtures_read_in_blocks_as_in_one_pass() {
 
 #[test]
 fn shared_traces_read_in_blocks_as_in_one_pass() {
-    let dir = util::shared("traces");
-    if !dir.exists() {
-        eprintln!("SKIP: {} not found", dir.display());
+    if util::skip_without_corpus() {
         return;
     }
+    let dir = util::shared("traces");
     let n = check_dir(&dir, &[64 << 10, 4 << 20]);
     assert!(n > 20, "only {n} traces");
 }

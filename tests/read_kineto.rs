@@ -41,6 +41,9 @@ macro_rules! corpus {
         $(
             #[test]
             fn $name() {
+                if util::skip_without_corpus() {
+                    return;
+                }
                 check_file($path, $rows, $first, $last);
             }
         )*
@@ -488,6 +491,9 @@ fn check_file(rel: &str, rows: usize, first_ts: i64, last_ts: i64) {
 /// The list above is every Chrome-trace JSON of the selected folders: nothing is skipped silently.
 #[test]
 fn corpus_list_is_complete() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let root = util::shared("traces");
     let mut found = Vec::new();
     for p in util::files_under(&root) {
@@ -516,6 +522,9 @@ fn corpus_list_is_complete() {
 /// decompressed bytes), not an empty trace.
 #[test]
 fn execution_trace_is_a_clear_error() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let rel = "hta/execution_trace/benchmark_simple_add_et.json.gz";
     let raw = util::bytes(&trace_path(rel));
     for chunk in util::chunks_for(raw.len()) {
@@ -551,6 +560,9 @@ fn rank_table(t: &kinetoscope::Trace) -> Vec<RankRow> {
 /// are the same).
 #[test]
 fn dlrm_8rank_ranks_from_distributed_info() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let dir = "param/dlrm_8rank";
     let mut files: Vec<String> = std::fs::read_dir(trace_path(dir))
         .expect("dlrm_8rank")
@@ -574,6 +586,9 @@ fn dlrm_8rank_ranks_from_distributed_info() {
 /// HTA's trace_filter folder: two sampled ranks of a 128-rank job.
 #[test]
 fn trace_filter_ranks_0_and_1() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let t = read_ranks(&["hta/trace_filter/sampled_rank-1.json.gz", "hta/trace_filter/sampled_rank-0.json.gz"]);
     assert_eq!(
         rank_table(&t),
@@ -589,6 +604,9 @@ fn trace_filter_ranks_0_and_1() {
 /// when another file claims 0, whatever the order).
 #[test]
 fn rank_unavailable_gets_lowest_free_rank() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let alone = read_ranks(&["hta/rank_unavailable/rank_not_found.json.gz"]);
     assert_eq!(rank_table(&alone), vec![(0, "hta/rank_unavailable/rank_not_found.json.gz".into(), None, None, Some("nccl".into()))]);
     let with_rank0 = read_ranks(&["hta/rank_unavailable/rank_not_found.json.gz", "hta/trace_filter/sampled_rank-0.json.gz"]);
@@ -606,6 +624,9 @@ fn rank_unavailable_gets_lowest_free_rank() {
 /// from the `rank-34` in its name (a neutral name gives the same rank).
 #[test]
 fn cpu_only_is_rank_34() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let rel = "hta/cpu_only/rank-34.Jul_15_10_52_41.1074.pt.trace.json.gz";
     let t = read_ranks(&[rel]);
     assert_eq!(rank_table(&t), vec![(34, rel.to_string(), Some(34), Some(300), Some("gloo".into()))]);
@@ -616,6 +637,9 @@ fn cpu_only_is_rank_34() {
 /// Two files claiming rank 0: both kept, the later one gets rank 1 and a DuplicateRank warning.
 #[test]
 fn duplicate_rank_is_warned() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let t = read_ranks(&["hta/rank_non_gpu/rank_non_gpu.json.gz", "hta/mixed_files/rank_non_gpu.json.gz"]);
     assert_eq!(
         rank_table(&t),
@@ -634,6 +658,9 @@ fn duplicate_rank_is_warned() {
 /// that launched something points back to a device row with the same id.
 #[test]
 fn alexnet_links_follow_correlation() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let t = read_ranks(&["hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz"]);
     let r = &t.ranks[0];
     let ev = &r.events;

@@ -11,7 +11,7 @@ use kinetoscope::model::{Format, IdValue, IntArg, Kind, NewEvent, Phase, RankTra
 use kinetoscope::read::{read_all, read_bytes};
 use kinetoscope::WarningKind;
 
-use crate::util::{bytes, shared, testdata, CHUNKS};
+use crate::util::{self, bytes, shared, testdata, CHUNKS};
 
 const DOCS: &str = "traces/rocprof/rocprofiler-sdk-docs";
 const FD: &str = "traces/rocprof/hpctrainingexamples/finite-difference";
@@ -156,6 +156,9 @@ fn check_v1_results(dir: &str, rows: usize, first: (&str, i64, i64), last: (&str
 
 #[test]
 fn v1_results_finite_difference() {
+    if util::skip_without_corpus() {
+        return;
+    }
     check_v1_results(
         FD,
         1004,
@@ -170,6 +173,9 @@ fn v1_results_finite_difference() {
 
 #[test]
 fn v1_results_seismic_stencils() {
+    if util::skip_without_corpus() {
+        return;
+    }
     check_v1_results(
         SEISMIC,
         1024,
@@ -180,6 +186,9 @@ fn v1_results_seismic_stencils() {
 
 #[test]
 fn v1_results_json_fragments_read_as_labels_only() {
+    if util::skip_without_corpus() {
+        return;
+    }
     for (dir, labels) in [(FD, 1u64), (SEISMIC, 2)] {
         let p = shared(&format!("{dir}/results.json"));
         let r = read_swept(&p);
@@ -222,6 +231,9 @@ fn check_v3_api(file: &str, rows: usize, kind: Kind, first: (&str, i64, i64), la
 
 #[test]
 fn v3_api_traces() {
+    if util::skip_without_corpus() {
+        return;
+    }
     check_v3_api(
         "hip_runtime_trace.csv",
         8,
@@ -255,6 +267,9 @@ fn v3_api_traces() {
 
 #[test]
 fn v3_kernel_trace_rocm_6_2_header() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let p = shared(&format!("{DOCS}/kernel_trace.csv"));
     let r = read_swept(&p);
     let want = csv_rows(&p);
@@ -285,6 +300,9 @@ fn v3_kernel_trace_rocm_6_2_header() {
 
 #[test]
 fn v3_memory_copy_trace() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let p = shared(&format!("{DOCS}/memory_copy_trace.csv"));
     let r = read_swept(&p);
     assert_eq!(csv_rows(&p).len(), 2);
@@ -300,6 +318,9 @@ fn v3_memory_copy_trace() {
 
 #[test]
 fn tables_without_events_are_refused_by_header() {
+    if util::skip_without_corpus() {
+        return;
+    }
     for (file, what) in [
         (format!("{DOCS}/counter_collection.csv"), "counter_collection"),
         (format!("{DOCS}/kernel_names.csv"), "counter_collection"),
@@ -333,6 +354,9 @@ fn tables_without_events_are_refused_by_header() {
 /// The JSON schema of rocprofv3's JSON output is JSON without a `traceEvents` array.
 #[test]
 fn the_v3_json_schema_is_not_a_trace() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let e = read_error(&shared(&format!("{DOCS}/rocprofv3-schema.json")));
     assert!(e.contains("\"traceEvents\" array"), "{e}");
 }
@@ -340,6 +364,9 @@ fn the_v3_json_schema_is_not_a_trace() {
 /// Every file under ../shared/traces/rocprof is covered by a test above.
 #[test]
 fn every_shared_rocprof_file_is_covered() {
+    if util::skip_without_corpus() {
+        return;
+    }
     let root = shared("traces/rocprof");
     let files: Vec<PathBuf> =
         crate::util::files_under(&root).into_iter().map(|p| p.strip_prefix(&root).map(PathBuf::from).unwrap_or(p)).collect();

@@ -13,9 +13,41 @@ pub fn testdata(rel: &str) -> PathBuf {
     root().join("testdata").join(rel)
 }
 
-/// `../shared/<rel>` (beside the checkout in CI).
+/// The corpus folder (`traces/` and `hta-oracle/`): `$KINETOSCOPE_SHARED`, else `../shared` beside
+/// the checkout (where CI puts it).
+pub fn shared_root() -> PathBuf {
+    match std::env::var_os("KINETOSCOPE_SHARED") {
+        Some(d) if !d.is_empty() => PathBuf::from(d),
+        _ => root().join("..").join("shared"),
+    }
+}
+
+/// `<corpus>/<rel>`. Tests that read the corpus start with [`skip_without_corpus`].
 pub fn shared(rel: &str) -> PathBuf {
-    root().join("..").join("shared").join(rel)
+    shared_root().join(rel)
+}
+
+/// True (the test should return at once) when the corpus is not there, after saying so: on
+/// stderr, and as one line in the file `$KINETOSCOPE_SKIP_LOG` names (`scripts/test.sh` counts
+/// them). With `KINETOSCOPE_REQUIRE_CORPUS=1` (CI) a missing corpus fails the test instead, so a
+/// run can never pass by skipping.
+pub fn skip_without_corpus() -> bool {
+    let dir = shared_root();
+    if dir.join("traces").is_dir() && dir.join("hta-oracle").is_dir() {
+        return false;
+    }
+    let test = std::thread::current().name().unwrap_or("?").to_string();
+    if std::env::var("KINETOSCOPE_REQUIRE_CORPUS").is_ok_and(|v| v == "1") {
+        panic!("{test}: the corpus is required (KINETOSCOPE_REQUIRE_CORPUS=1) but {} has no traces/ and hta-oracle/", dir.display());
+    }
+    eprintln!("SKIPPED {test}: no corpus at {} (set KINETOSCOPE_SHARED)", dir.display());
+    if let Some(log) = std::env::var_os("KINETOSCOPE_SKIP_LOG") {
+        use std::io::Write;
+        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+            let _ = writeln!(f, "rust {test}");
+        }
+    }
+    true
 }
 
 /// Every file under `dir`, at any depth, sorted.

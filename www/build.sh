@@ -5,7 +5,7 @@
 #
 # usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
 # needs: rustup and python3; the wasm32 target and wasm-bindgen-cli are installed if missing (scripts/setup.sh).
-# env:   KINETOSCOPE_SAMPLE   sample trace to bundle (default: HTA's alexnet trace in ../shared/traces)
+# env:   KINETOSCOPE_SAMPLE   sample trace to bundle (default: HTA's alexnet trace, www/sample/, MIT)
 #        CARGO_TARGET_DIR     honoured like cargo does
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 
-default_sample=../shared/traces/hta/critical_path/alexnet/benchmark_result_2869224_1695835535_trace.json.gz
+default_sample=www/sample/benchmark_result_2869224_1695835535_trace.json.gz   # in the repository (www/sample/SOURCE.txt)
 sample=${KINETOSCOPE_SAMPLE:-$default_sample}
 [ -f "$sample" ] || { echo "www/build.sh: sample trace not found: $sample (set KINETOSCOPE_SAMPLE)" >&2; exit 1; }
 
@@ -51,37 +51,8 @@ cp -r www/pkg dist/pkg
 name=$(basename "$sample")
 install -m 0644 "$sample" "dist/sample/$name"
 python3 -c 'import json, sys; print(json.dumps({"files": [sys.argv[1]]}))' "$name" > dist/sample/manifest.json
-if [ "$name" = "$(basename "$default_sample")" ]; then
-  cat > dist/sample/SOURCE.txt <<EOF
-$name
-  source:  https://github.com/facebookresearch/HolisticTraceAnalysis
-           tests/data/critical_path/alexnet/$name
-           at commit 66e3c5475683bd5f2cc79884dfe9a60a085f5cb6 (byte-identical copy)
-  what:    PyTorch profiler (Kineto) JSON trace of the PARAM alexnet benchmark on an NVIDIA A100
-  license: MIT
-
-MIT License
-
-Copyright (c) Meta Platforms, Inc. and affiliates.
-
-Permission is hereby granted, free of charge, to any person obtaining a copy
-of this software and associated documentation files (the "Software"), to deal
-in the Software without restriction, including without limitation the rights
-to use, copy, modify, merge, publish, distribute, sublicense, and/or sell
-copies of the Software, and to permit persons to whom the Software is
-furnished to do so, subject to the following conditions:
-
-The above copyright notice and this permission notice shall be included in all
-copies or substantial portions of the Software.
-
-THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR
-IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY,
-FITNESS FOR A PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE
-AUTHORS OR COPYRIGHT HOLDERS BE LIABLE FOR ANY CLAIM, DAMAGES OR OTHER
-LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR OTHERWISE, ARISING FROM,
-OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER DEALINGS IN THE
-SOFTWARE.
-EOF
+if [ "$sample" -ef "$default_sample" ]; then
+  install -m 0644 www/sample/SOURCE.txt dist/sample/SOURCE.txt
 else
   printf '%s\n  source: %s (KINETOSCOPE_SAMPLE; origin and license not recorded by www/build.sh)\n' \
     "$name" "$sample" > dist/sample/SOURCE.txt

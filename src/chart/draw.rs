@@ -200,9 +200,9 @@ fn bars<DB: DrawingBackend>(
     let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], (if lo < 0.0 { lo * 1.08 } else { 0.0 })..axis_max(hi))?;
     // plotters' Histogram sums its data per key in a HashMap and draws in that map's order, which
     // changes from run to run: one histogram per bar keeps the SVG the same every time
-    for i in 0..n {
+    for (i, &v) in values[..n].iter().enumerate() {
         chart
-            .draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(values[i])))))
+            .draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(v)))))
             .map_err(e2s)?;
     }
     if let Some(errors) = errors {

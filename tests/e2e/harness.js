@@ -1,14 +1,17 @@
 // Shared pieces of the browser tests: paths, an in-process static server over dist/, the headless
 // Chromium launch, the real CLI as the oracle, and readers for what the page shows.
 import { execFileSync } from 'node:child_process';
-import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
+import test from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
 export const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-export const shared = path.resolve(repoRoot, '..', 'shared');
+// the corpus (traces/ and hta-oracle/): $KINETOSCOPE_SHARED, else ../shared beside the checkout
+export const shared = path.resolve(repoRoot, process.env.KINETOSCOPE_SHARED || path.join('..', 'shared'));
+export const hasCorpus = existsSync(path.join(shared, 'traces')) && existsSync(path.join(shared, 'hta-oracle'));
 export const dist = path.join(repoRoot, 'dist');
 export const outDir = path.join(repoRoot, 'tests', 'e2e', 'out');
 export const cli = path.resolve(repoRoot, process.env.CARGO_TARGET_DIR ?? 'target', 'release', 'kinetoscope');
@@ -278,3 +281,15 @@ export const canvasColours = (page, id, colours) => page.evaluate(([id, colours]
   }
   return out;
 }, [id, colours]);
+
+/** `test(name, fn)` for a test that reads the corpus. Without it the test is skipped, said on
+ * stdout and logged to $KINETOSCOPE_SKIP_LOG (scripts/test.sh counts the skips); with
+ * KINETOSCOPE_REQUIRE_CORPUS=1 (CI) it fails instead, so a run can never pass by skipping. */
+export function corpusTest(name, fn) {
+  if (hasCorpus) return test(name, fn);
+  if (process.env.KINETOSCOPE_REQUIRE_CORPUS === '1') {
+    return test(name, () => { throw new Error(`the corpus is required (KINETOSCOPE_REQUIRE_CORPUS=1) but ${shared} has no traces/ and hta-oracle/`); });
+  }
+  if (process.env.KINETOSCOPE_SKIP_LOG) appendFileSync(process.env.KINETOSCOPE_SKIP_LOG, `e2e ${name}\n`);
+  return test(name, { skip: `no corpus at ${shared} (set KINETOSCOPE_SHARED)` }, fn);
+}

@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
 import {
   Num, canvasColours, canvasInk, canvasStats, cliAnalyses, cliAnalysis, cliInfo, cliRun, dist, download, expectedCells, expectedRows,
-  cellText, grouped, hasKindsChart, launch, newPage, openTab, readPage, readPanel, repoRoot, screenshot, serveDist, shared, waitDone, waitPanel,
+  cellText, corpusTest, grouped, hasKindsChart, launch, newPage, openTab, readPage, readPanel, repoRoot, screenshot, serveDist, shared, waitDone, waitPanel,
 } from './harness.js';
 
 const traceFilter = path.join(shared, 'traces', 'hta', 'trace_filter');
@@ -66,7 +66,7 @@ async function assertResponsive(page) {
 
 const assertClean = (page) => assert.deepEqual(page.problems, [], 'no page errors or console errors');
 
-test('(a) dropping a .json.gz shows the same overview as the CLI', async () => {
+corpusTest('(a) dropping a .json.gz shows the same overview as the CLI', async () => {
   const name = 'sampled_rank-0.json.gz';
   const want = cliInfo(traceFilter, name);
   assert.equal(want.status, 0, want.stderr);
@@ -81,7 +81,7 @@ test('(a) dropping a .json.gz shows the same overview as the CLI', async () => {
   await page.close();
 });
 
-test('(b) picking a folder of 2 ranks shows both ranks as the CLI does', async () => {
+corpusTest('(b) picking a folder of 2 ranks shows both ranks as the CLI does', async () => {
   const names = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'];
   const want = cliInfo(traceFilter, ...names);
   assert.equal(want.status, 0, want.stderr);
@@ -148,7 +148,7 @@ test('(d) corrupt input shows an error or warning and the page stays usable', as
   await page.close();
 });
 
-test('(e) the single-file build works from file:// including the sample', async () => {
+corpusTest('(e) the single-file build works from file:// including the sample', async () => {
   const want = cliInfo(path.join(dist, 'sample'), sampleName);
   assert.equal(want.status, 0, want.stderr);
   const page = await open(pathToFileURL(path.join(dist, 'kinetoscope.html')).href);
@@ -175,7 +175,7 @@ test('(e) the single-file build works from file:// including the sample', async 
   await page.close();
 });
 
-test('(f) Cancel stops a large parse and the page recovers', async () => {
+corpusTest('(f) Cancel stops a large parse and the page recovers', async () => {
   const big = path.join(tmp, 'big.json');
   await writeBigTrace(path.join(traceFilter, 'sampled_rank-0.json.gz'), big, 60e6);
   const page = await open();
@@ -257,7 +257,7 @@ test('(g) the Temporal panel shows the CLI\'s table, downloads its CSV and PNG, 
   await linked.close();
 });
 
-test('(h) sorting by a column and the ranks filter on a 2-rank trace', async () => {
+corpusTest('(h) sorting by a column and the ranks filter on a 2-rank trace', async () => {
   const names = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'];
   const want = cliAnalysis(traceFilter, 'temporal', names);
   assert.equal(want.status, 0, want.stderr);
@@ -879,7 +879,7 @@ test('(k) Diff mode: two runs dropped and picked show the CLI\'s diff: summary, 
   await linked.close();
 });
 
-test('(l) the Compare ranks tab explains a straggler: rank 3 of an 8-rank run against the median of the others, as the CLI does', async () => {
+corpusTest('(l) the Compare ranks tab explains a straggler: rank 3 of an 8-rank run against the median of the others, as the CLI does', async () => {
   const want = cliAnalysis(dlrm, 'diff', ['.', '--test-ranks', '3']);
   assert.equal(want.status, 0, want.stderr);
   assert.match(want.json.notes[0], /control \(7 ranks, median\) vs test \(rank 3\)/);
@@ -969,7 +969,7 @@ test('(m) the single-file build compares two runs from file://', async () => {
   await page.close();
 });
 
-test('(n) a large file is read by several workers in blocks and shows what one worker shows (the CLI\'s numbers)', async () => {
+corpusTest('(n) a large file is read by several workers in blocks and shows what one worker shows (the CLI\'s numbers)', async () => {
   // small blocks so these small files take many: a gzip Kineto trace, a Paddle trace, and a trace whose event array
   // has 30 KB of objects before and after it (every cut there is a bad guess: the stretch is parsed again in one
   // job that streams to the end of the file)
