@@ -25,8 +25,9 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
+use crate::analysis::api::{parse_int_list, select_ranks, AnalysisError, Context, Opt, Params};
 use crate::analysis::hta_frame::HtaFrames;
-use crate::analysis::registry::{self, parse_int_list, select_ranks, AnalysisError, Context, Opt, Params};
+use crate::analysis::registry;
 use crate::analysis::report::{Chart, ReportFile};
 use crate::model::Trace;
 use crate::table::Table;

@@ -1,7 +1,8 @@
 //! `aten_ops` (HTA `get_aten_op_kernels_and_delay`) on `testdata/analysis/aten_ops*.json`:
 //! every number worked out by hand in `testdata/README.md`.
 
-use kinetoscope::analysis::registry::{find, AnalysisError, Context, Params};
+use kinetoscope::analysis::api::{AnalysisError, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::Report;
 
 use crate::{eqnice, util};

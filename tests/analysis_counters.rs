@@ -1,8 +1,9 @@
 //! Trace with counters (SPEC §2.8) on `testdata/analysis/counters.json`: the counter table,
 //! default and `--hta`, and the produced gzip trace read back with our own reader.
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::counters::TimeSeries;
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::Report;
 use kinetoscope::model::{Kind, Phase};
 use kinetoscope::Trace;

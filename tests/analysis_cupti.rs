@@ -1,7 +1,8 @@
 //! `cupti` (HTA `get_cupti_counter_data_with_operators`) on `testdata/analysis/cupti*.json`:
 //! every value worked out by hand in `testdata/README.md`.
 
-use kinetoscope::analysis::registry::{find, AnalysisError, Context, Params};
+use kinetoscope::analysis::api::{AnalysisError, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::Report;
 
 use crate::{eqnice, util};

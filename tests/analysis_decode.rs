@@ -4,8 +4,8 @@
 
 use std::process::Command;
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::decode::{decode_stats, extract, parse_range, DecodeOptions, ANALYSIS, EXTRACT_ANALYSIS};
-use kinetoscope::analysis::registry::{Context, Params};
 use kinetoscope::analysis::report::Report;
 use kinetoscope::Trace;
 

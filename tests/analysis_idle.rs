@@ -1,8 +1,9 @@
 //! Idle time breakdown (SPEC §2.4) on `testdata/analysis/idle.json`, default and `--hta`, with
 //! the numbers worked out by hand in `testdata/README.md`.
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::idle::{idle_time, IdleCategory};
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::{Chart, Report};
 use kinetoscope::Trace;
 

@@ -1,7 +1,8 @@
 //! `kernels` (HTA `get_gpu_kernel_breakdown`) on `testdata/analysis/kernels.json`, numbers worked
 //! out by hand in `testdata/README.md`. Also holds the helpers the other `analysis_*` modules use.
 
-use kinetoscope::analysis::registry::{find, run_step, AnalysisError, Context, PlanStep};
+use kinetoscope::analysis::api::{AnalysisError, Context};
+use kinetoscope::analysis::registry::{find, run_step, PlanStep};
 use kinetoscope::analysis::report::{Chart, Report};
 
 use crate::{eqnice, util};

@@ -1,7 +1,8 @@
 //! `launch` (HTA `get_cuda_kernel_launch_stats`) on `testdata/analysis/launch.json`: every
 //! number worked out by hand in `testdata/README.md`.
 
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::api::{Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::{Chart, Report};
 
 use crate::{eqnice, util};

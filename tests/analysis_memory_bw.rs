@@ -1,8 +1,9 @@
 //! Memory bandwidth series and summary (SPEC §2.7) on `testdata/analysis/memory_bw.json`,
 //! default and `--hta`, numbers worked out by hand in `testdata/README.md`.
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::memory_bw::{memory_bw, memory_bw_summary};
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::{Chart, Report};
 use kinetoscope::Trace;
 

@@ -2,8 +2,9 @@
 //! `testdata/analysis/queue.json`, default and `--hta`, numbers worked out by hand in
 //! `testdata/README.md`.
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::queue::{blocked_on_full_queue, queue_length};
-use kinetoscope::analysis::registry::{find, hta_plan, run_step, Context, Params};
+use kinetoscope::analysis::registry::{find, hta_plan, run_step};
 use kinetoscope::analysis::report::{Chart, Report};
 use kinetoscope::Trace;
 

@@ -34,8 +34,9 @@
 //! ⌊40.9⌋ = 40, dur −1, and [5] to ts 41, dur 0: its comparator raises (SPEC §5.3). Exact:
 //! `aten::linear|k1|k2|k3` 1, GPU 9, CPU 30.
 
+use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::call_graph::{CallGraph, CallGraphOptions};
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::Report;
 use kinetoscope::Trace;
 

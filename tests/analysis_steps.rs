@@ -1,6 +1,7 @@
 //! `steps` (HTA `get_profiler_steps`) on the two ranks of `testdata/analysis/stragglers/`.
 
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::api::{Context, Params};
+use kinetoscope::analysis::registry::find;
 
 use crate::{eqnice, util};
 

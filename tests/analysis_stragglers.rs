@@ -1,7 +1,8 @@
 //! `stragglers` (HTA `get_potential_stragglers`) on the two ranks of
 //! `testdata/analysis/stragglers/`: every number worked out by hand in `testdata/README.md`.
 
-use kinetoscope::analysis::registry::{find, AnalysisError, Context, Params};
+use kinetoscope::analysis::api::{AnalysisError, Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::analysis::report::{Chart, Report};
 
 use crate::{eqnice, util};

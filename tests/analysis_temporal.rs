@@ -14,7 +14,8 @@
 //! 50 + 10 − 1 = 59; non-compute 60. Percentages 60.33, 19.67, 20.0.
 //! Rank 1 has no GPU events: HTA raises; by default its row has zeros and no percentages.
 
-use kinetoscope::analysis::registry::{find, Context, Params};
+use kinetoscope::analysis::api::{Context, Params};
+use kinetoscope::analysis::registry::find;
 use kinetoscope::read::{assemble, read_bytes};
 
 use crate::util;

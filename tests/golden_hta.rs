@@ -13,7 +13,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use kinetoscope::analysis::registry::{hta_plan, run_step, Context};
+use kinetoscope::analysis::api::Context;
+use kinetoscope::analysis::registry::{hta_plan, run_step};
 
 use crate::util;
 

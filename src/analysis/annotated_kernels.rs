@@ -18,9 +18,9 @@
 //! None); durations below zero (HTA's sub-µs rounding, §5.3) do not occur, where HTA raises.
 
 use super::annotations::hta_has_symbol;
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::shorten_name;
 use super::hta_frame::{is_gpu_kernel, HtaFrame};
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::Report;
 use crate::model::RankTrace;
 use crate::table::{Table, Unit, Values};

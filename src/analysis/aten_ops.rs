@@ -30,11 +30,11 @@
 
 use rustc_hash::FxHashMap;
 
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::call_stack::CallStacks;
 use super::common::np_round;
 use super::hta_frame::HtaFrame;
 use super::launch::{gpu_ops_by_correlation, launch_calls};
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::Report;
 use crate::model::RankTrace;
 use crate::table::{Table, Unit, Values};

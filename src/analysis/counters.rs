@@ -15,9 +15,9 @@
 //! "pid", "ts", "args": {"Memcpy BW": GB/s}}`. With `--hta` the series and times are HTA's (µs,
 //! rounded where HTA rounds); without, the corrected series of the two analyses.
 
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::memory_bw::memory_bw_points;
 use super::queue::queue_points;
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Report, ReportFile};
 use super::series::id_column;
 use crate::model::time::ns_to_us_string;

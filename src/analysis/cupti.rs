@@ -25,11 +25,11 @@
 
 use rustc_hash::FxHashMap;
 
+use super::api::{fail, Analysis, AnalysisError, Context, Params};
 use super::call_stack::CallStacks;
 use super::common::us;
 use super::hta_frame::HtaFrame;
 use super::launch::launch_calls;
-use super::registry::{fail, Analysis, AnalysisError, Context, Params};
 use super::report::Report;
 use crate::model::{EventId, Kind, RankTrace, StrId};
 use crate::table::{Table, Unit, Values};

@@ -22,8 +22,8 @@
 
 use rustc_hash::FxHashMap;
 
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{plural, quantile_sorted, std, us};
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Line, Report};
 use crate::model::links::{find_steps, is_cpu_span};
 use crate::model::time::decimal_scaled;

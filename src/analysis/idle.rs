@@ -22,9 +22,9 @@
 //! of the call with the kernel's correlation id, and a kernel without one is never `host_wait`; the first kernel has no gap; all three categories are
 //! listed for every stream; values are exact (not rounded); a rank without kernels gets a note.
 
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{np_round, us, Describe};
 use super::hta_frame::HtaFrame;
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Report, Series};
 use crate::model::{Kind, RankTrace};
 use crate::table::{Table, Unit, Values};

@@ -17,9 +17,9 @@
 
 use rustc_hash::FxHashMap;
 
+use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::us;
 use super::hta_frame::HtaFrame;
-use super::registry::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{histogram_bins, Chart, Report};
 use crate::model::{Kind, RankTrace};
 use crate::table::{Table, Unit, Values};

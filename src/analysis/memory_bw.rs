@@ -17,10 +17,10 @@
 //! series (one value per timestamp; transient values between points at the same time are
 //! left out). Traces without the bandwidth arg (AMD) give 0 GB/s throughout, as in HTA.
 
+use super::api::{Analysis, AnalysisError, Context, Params};
 use super::common::{kernel_type, memory_kernel_type, us, Describe, KernelType};
 use super::hta_frame::HtaFrame;
 use super::queue::summary_table;
-use super::registry::{Analysis, AnalysisError, Context, Params};
 use super::report::{Chart, Line, Report};
 use super::series::{collapse, downsample_max, id_column, ExactSum};
 use crate::model::RankTrace;

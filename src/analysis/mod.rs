@@ -3,6 +3,7 @@
 
 pub mod annotated_kernels;
 pub mod annotations;
+pub mod api;
 pub mod aten_ops;
 pub mod call_graph;
 pub mod call_stack;
@@ -18,6 +19,7 @@ pub mod launch;
 pub mod memory_bw;
 pub mod overlap;
 pub mod overview;
+pub mod params;
 pub mod queue;
 pub mod registry;
 pub mod report;

@@ -9,9 +9,9 @@
 //! exact ns, `cuda_sync` events are not kernels (SPEC §5.4), and the table also gives the
 //! communication and overlap times.
 
+use super::api::{Analysis, AnalysisError, Context, Params};
 use super::common::{merge_intervals, np_round, us, KernelType};
 use super::kernels::{hta_interval, typed_gpu_rows};
-use super::registry::{Analysis, AnalysisError, Context, Params};
 use super::report::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 

@@ -27,9 +27,9 @@
 //! rank, SPEC §5.6) relative to the rank's span (first start to last end; HTA divides by the
 //! span of start times).
 
+use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::Describe;
 use super::hta_frame::HtaFrame;
-use super::registry::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Line, Report};
 use super::series::{collapse, downsample_max, id_column};
 use crate::model::{Kind, RankTrace};
@@ -143,7 +143,7 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
         let plus = ev.len();
         ev.extend((0..n).filter(|&i| f.stream[i] != -1 && corrs.contains(&f.correlation[i])).map(|g| (g, g, -1)));
         if ev.len() - plus != joined {
-            return super::registry::fail(format!(
+            return super::api::fail(format!(
                 "rank {}: {joined} launches but {} GPU operations share their correlations; HTA 0.5.0 fails its assertion here (run without --hta)",
                 f.rank,
                 ev.len() - plus

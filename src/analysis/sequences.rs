@@ -28,10 +28,10 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::call_graph::{CallGraph, CallGraphOptions};
 use super::common::{shorten_name, us};
 use super::hta_frame::HtaFrame;
-use super::registry::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::report::{Chart, Report, ReportFile};
 use crate::export::chrome::{write_rank_edited, EventEdit};
 use crate::model::events::flags;

@@ -8,8 +8,8 @@
 
 use std::collections::BTreeMap;
 
+use super::api::{Analysis, AnalysisError, Context, Params};
 use super::hta_frame::hta_step_number;
-use super::registry::{Analysis, AnalysisError, Context, Params};
 use super::report::Report;
 use crate::table::{Table, Unit, Values};
 

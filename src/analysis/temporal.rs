@@ -6,8 +6,8 @@
 //! `--hta` they are not GPU work, SPEC §5.4). A rank without GPU events makes HTA raise; we report
 //! zero times and no percentages for it.
 
+use super::api::{fail, Analysis, AnalysisError, Context, Params};
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, us, KernelType};
-use super::registry::{fail, Analysis, AnalysisError, Context, Params};
 use super::report::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 

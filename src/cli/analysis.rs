@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use kinetoscope::analysis::registry::{parse_int_list, Analysis, Context, OptKind, Params};
+use kinetoscope::analysis::api::{parse_int_list, Analysis, Context, OptKind, Params};
 use kinetoscope::analysis::report::Report;
 
 /// The subcommand of `a`.

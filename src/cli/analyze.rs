@@ -7,7 +7,8 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use kinetoscope::analysis::registry::{hta_plan, parse_int_list, run_step, Context};
+use kinetoscope::analysis::api::{parse_int_list, Context};
+use kinetoscope::analysis::registry::{hta_plan, run_step};
 
 /// Options of `analyze`.
 #[derive(clap::Args)]

@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
+use kinetoscope::analysis::api::{parse_int_list, select_ranks, Context, Params};
 use kinetoscope::analysis::decode::{extract, parse_range, AVERAGES_TABLE, DEFAULT_START_KERNEL};
-use kinetoscope::analysis::registry::{parse_int_list, select_ranks, Context, Params};
 use kinetoscope::table::Table;
 
 /// Options of `stats`.

@@ -5,9 +5,9 @@
 use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
+use kinetoscope::analysis::api::parse_int_list;
 use kinetoscope::analysis::decode::{start_kernel, step_name};
 use kinetoscope::analysis::diff::{hta_report, other_ranks, report, side_frames, By, Device, DiffOptions, Side};
-use kinetoscope::analysis::registry::parse_int_list;
 
 /// Options of `diff`.
 #[derive(clap::Args)]

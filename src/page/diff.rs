@@ -21,9 +21,9 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
+use crate::analysis::api::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::decode::{start_kernel, step_name};
 use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
-use crate::analysis::registry::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::report::{Chart, Report};
 use crate::model::Trace;
 

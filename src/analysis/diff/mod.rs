@@ -34,10 +34,10 @@ use rustc_hash::FxHashMap;
 
 pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
+use super::api::{fail, select_ranks, AnalysisError, Context};
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, plural, shorten_name};
 use super::decode::DecodeOptions;
 use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions, HtaFrames};
-use super::registry::{fail, select_ranks, AnalysisError, Context};
 use super::report::{Chart, Report, Series};
 use crate::model::{Kind, RankTrace, StrId, Trace};
 use crate::table::{Table, Unit, Values};

@@ -1,0 +1,117 @@
+//! What an analysis is, as the CLI, the page and `analyze` see it: an [`Analysis`] (name, title,
+//! options, run function), the [`Context`] it runs in (the trace, its frames built once, the
+//! selected ranks, the mode) and the [`AnalysisError`] it fails with. Options and their checked
+//! values are in [`super::params`] (re-exported here). The list of analyses is
+//! [`super::registry`].
+
+use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
+use super::report::Report;
+use crate::model::{RankTrace, Trace};
+
+pub use super::params::{parse_int_list, Opt, OptKind, Params};
+
+/// What an analysis cannot do with the input or the options (a user error, not a bug).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AnalysisError(pub String);
+
+impl std::fmt::Display for AnalysisError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AnalysisError {}
+
+/// Shorthand for an [`AnalysisError`] result.
+pub fn fail<T>(msg: impl Into<String>) -> Result<T, AnalysisError> {
+    Err(AnalysisError(msg.into()))
+}
+
+/// One analysis.
+#[derive(Clone, Copy)]
+pub struct Analysis {
+    /// CLI subcommand and page panel id (`temporal`).
+    pub name: &'static str,
+    /// Title (`Temporal breakdown`).
+    pub title: &'static str,
+    /// One-line description (CLI help).
+    pub about: &'static str,
+    /// The HTA API it matches (`get_temporal_breakdown`, SPEC §2.1).
+    pub hta_api: &'static str,
+    /// Options with HTA's defaults.
+    pub options: &'static [Opt],
+    /// Runs it.
+    pub run: fn(&Context<'_>, &Params) -> Result<Report, AnalysisError>,
+}
+
+impl std::fmt::Debug for Analysis {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Analysis").field("name", &self.name).finish_non_exhaustive()
+    }
+}
+
+/// What every analysis reads: the trace, its frames (built once) and the selected ranks.
+pub struct Context<'a> {
+    /// The trace.
+    pub trace: &'a Trace,
+    /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]), built on first
+    /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
+    frames: std::cell::OnceCell<HtaFrames>,
+    /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
+    pub hta: bool,
+    /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
+    pub selected: Vec<usize>,
+}
+
+impl<'a> Context<'a> {
+    /// Frames of `trace`; `ranks` selects rank numbers (`None`: all). Unknown ranks are errors.
+    pub fn new(trace: &'a Trace, hta: bool, ranks: Option<&[i64]>) -> Result<Context<'a>, AnalysisError> {
+        let selected = select_ranks(trace, ranks)?;
+        Ok(Context::with_frames(trace, None, hta, selected))
+    }
+
+    /// A context over already-selected rank positions, reusing `frames` when given (they must
+    /// be of the same mode: exact frames for the default mode, HTA's for `hta`).
+    pub fn with_frames(trace: &'a Trace, frames: Option<HtaFrames>, hta: bool, selected: Vec<usize>) -> Context<'a> {
+        let cell = std::cell::OnceCell::new();
+        if let Some(f) = frames {
+            debug_assert_eq!(f.exact, !hta, "frames of the other mode");
+            let _ = cell.set(f);
+        }
+        Context { trace, frames: cell, hta, selected }
+    }
+
+    /// The frames, built now if no analysis needed them before.
+    pub fn frames(&self) -> &HtaFrames {
+        self.frames.get_or_init(|| hta_frames(self.trace, &HtaFrameOptions { exact: !self.hta, ..Default::default() }))
+    }
+
+    /// The frames if they were built (to keep them for the next run).
+    pub fn into_frames(self) -> Option<HtaFrames> {
+        self.frames.into_inner()
+    }
+
+    /// `(frame, rank trace)` of each selected rank, in rank order.
+    pub fn ranks(&self) -> impl Iterator<Item = (&HtaFrame, &'a RankTrace)> + '_ {
+        self.selected.iter().map(|&p| (&self.frames().ranks[p], &self.trace.ranks[p]))
+    }
+}
+
+/// Positions (in `trace.ranks`) of the rank numbers `ranks` (`None`: all), in rank order,
+/// without duplicates. A rank the trace does not have is an error naming the ones it has.
+pub fn select_ranks(trace: &Trace, ranks: Option<&[i64]>) -> Result<Vec<usize>, AnalysisError> {
+    let Some(want) = ranks else { return Ok((0..trace.ranks.len()).collect()) };
+    let mut sel = Vec::new();
+    for &w in want {
+        match trace.ranks.iter().position(|r| i64::from(r.rank) == w) {
+            Some(p) if !sel.contains(&p) => sel.push(p),
+            Some(_) => {}
+            None => {
+                let have: Vec<String> = trace.ranks.iter().map(|r| r.rank.to_string()).collect();
+                return fail(format!("rank {w} is not in the trace (ranks: {})", have.join(", ")));
+            }
+        }
+    }
+    sel.sort_unstable();
+    Ok(sel)
+}
