@@ -1,31 +1,15 @@
 //! What an analysis is, as the CLI, the page and `analyze` see it: an [`Analysis`] (name, title,
 //! options, run function), the [`Context`] it runs in (the trace, its frames built once, the
-//! selected ranks, the mode) and the [`AnalysisError`] it fails with. Options and their checked
-//! values are in [`super::params`] (re-exported here). The list of analyses is
+//! selected ranks, the mode). Its error ([`AnalysisError`], in [`super::error`]) and its options
+//! ([`super::params`]) are re-exported here. The list of analyses is
 //! [`super::registry`].
 
 use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
 use super::report::Report;
 use crate::model::{RankTrace, Trace};
 
+pub use super::error::{fail, AnalysisError};
 pub use super::params::{parse_int_list, Opt, OptKind, Params};
-
-/// What an analysis cannot do with the input or the options (a user error, not a bug).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct AnalysisError(pub String);
-
-impl std::fmt::Display for AnalysisError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for AnalysisError {}
-
-/// Shorthand for an [`AnalysisError`] result.
-pub fn fail<T>(msg: impl Into<String>) -> Result<T, AnalysisError> {
-    Err(AnalysisError(msg.into()))
-}
 
 /// One analysis.
 #[derive(Clone, Copy)]

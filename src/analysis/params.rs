@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::api::{fail, AnalysisError};
+use super::error::{fail, AnalysisError};
 
 /// Type of an option's value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
