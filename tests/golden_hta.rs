@@ -314,7 +314,7 @@ mod tie_order {
     /// Whether `row` (rank, key, 8 describe columns) is `describe()` of `values`.
     fn is_describe_of(row: &csv::StringRecord, values: Option<&Vec<f64>>) -> bool {
         let d = Describe::of(values.map(Vec::as_slice).unwrap_or_default()).values();
-        row.len() == 10 && d.iter().enumerate().all(|(k, x)| cell_eq(&row[k + 2], &kinetoscope::analysis::hta_frame::python_float_repr(*x)))
+        row.len() == 10 && d.iter().enumerate().all(|(k, x)| cell_eq(&row[k + 2], &kinetoscope::table::python_float_repr(*x)))
     }
 
     #[allow(clippy::too_many_arguments)]

@@ -45,6 +45,7 @@ use std::fmt::Write as _;
 
 use crate::model::events::flags;
 use crate::model::{EventId, IntArg, Phase, RankTrace, StrId, Trace};
+use crate::table::python_float_repr;
 use crate::table::render::csv_field;
 
 /// Options of [`hta_frames`].
@@ -490,31 +491,6 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
     out
 }
 
-/// Python's `repr` of a float (what pandas writes for float64 cells): shortest round-trip
-/// digits, `.0` on integral values, exponent form below 1e-4 and from 1e16 on; NaN is empty.
-pub fn python_float_repr(x: f64) -> String {
-    if x.is_nan() {
-        return String::new();
-    }
-    if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
-    }
-    let a = x.abs();
-    if a != 0.0 && !(1e-4..1e16).contains(&a) {
-        // Rust `{:e}` gives "1.5e-5"; Python writes "1.5e-05" and "1e+16".
-        let s = format!("{x:e}");
-        let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-        let (sign, digits) = exp.strip_prefix('-').map(|d| ('-', d)).unwrap_or(('+', exp));
-        return format!("{mant}e{sign}{digits:0>2}");
-    }
-    let s = format!("{x}");
-    if s.contains('.') {
-        s
-    } else {
-        s + ".0"
-    }
-}
-
 /// The float64 Python gets from `json.loads` of a µs time whose exact value is `ns` / 1000: the
 /// double nearest to `ns / 1000` (ties to even), computed exactly in integers.
 pub fn ns_to_us_f64(ns: i64) -> f64 {
@@ -571,17 +547,6 @@ mod tests {
         assert_eq!(ns_to_us_f64(1_682_725_898_236_567_125), 1682725898236567.0);
         assert_eq!(ns_to_us_f64(1_682_725_898_236_567_375), 1682725898236567.5);
         assert_eq!(ns_to_us_f64(1_682_725_898_236_567_100), 1682725898236567.0);
-    }
-
-    #[test]
-    fn python_repr() {
-        assert_eq!(python_float_repr(68.0), "68.0");
-        assert_eq!(python_float_repr(1682725898236635.0), "1682725898236635.0");
-        assert_eq!(python_float_repr(1e16), "1e+16");
-        assert_eq!(python_float_repr(1.5e-5), "1.5e-05");
-        assert_eq!(python_float_repr(-1.0), "-1.0");
-        assert_eq!(python_float_repr(0.1), "0.1");
-        assert_eq!(python_float_repr(f64::NAN), "");
     }
 
     #[test]

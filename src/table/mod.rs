@@ -1,7 +1,10 @@
 //! Typed tables: what analyses return and every renderer (CSV, JSON, terminal, the page, charts)
 //! reads. Columns have a name, a type and a unit; values are never formatted before rendering.
 
+mod pyfloat;
 pub(crate) mod render;
+
+pub use pyfloat::python_float_repr;
 
 use serde::Serialize;
 

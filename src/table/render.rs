@@ -8,7 +8,7 @@ fn cell(v: &Values, row: usize) -> String {
     match v {
         Values::Str(s) => s[row].clone(),
         Values::Int(i) => i[row].to_string(),
-        Values::Float(f) => crate::analysis::hta_frame::python_float_repr(f[row]),
+        Values::Float(f) => super::python_float_repr(f[row]),
     }
 }
 
