@@ -28,9 +28,9 @@ use serde::Serialize;
 use crate::analysis::api::{parse_int_list, select_ranks, AnalysisError, Context, Opt, Params};
 use crate::analysis::hta_frame::HtaFrames;
 use crate::analysis::registry;
-use crate::analysis::report::{Chart, ReportFile};
 use crate::model::Trace;
 use crate::table::Table;
+use crate::table::{Chart, ReportFile};
 
 pub use diff::{diff, diff_json, diff_options_json, Diff, DIFF_OPTIONS};
 pub use warm::warm_up;

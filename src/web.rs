@@ -28,10 +28,10 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::overview::{overview, Overview};
-use crate::analysis::report::Chart;
 use crate::model::RankTrace;
 use crate::page::Workspace;
 use crate::read::{assemble, FileReader};
+use crate::table::Chart;
 
 #[wasm_bindgen(start)]
 fn start() {

@@ -3,7 +3,7 @@
 
 use kinetoscope::analysis::api::{AnalysisError, Context, Params};
 use kinetoscope::analysis::registry::find;
-use kinetoscope::analysis::report::Report;
+use kinetoscope::table::Report;
 
 use crate::{eqnice, util};
 

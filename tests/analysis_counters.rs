@@ -4,8 +4,8 @@
 use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::counters::TimeSeries;
 use kinetoscope::analysis::registry::find;
-use kinetoscope::analysis::report::Report;
 use kinetoscope::model::{Kind, Phase};
+use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};

@@ -6,7 +6,7 @@ use std::process::Command;
 
 use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::decode::{decode_stats, extract, parse_range, DecodeOptions, ANALYSIS, EXTRACT_ANALYSIS};
-use kinetoscope::analysis::report::Report;
+use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};

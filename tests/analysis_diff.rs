@@ -3,8 +3,8 @@
 //! a third step, one more launch per step.
 
 use kinetoscope::analysis::diff::{hta_tables, report, By, DiffOptions, LabeledTrace, Side};
-use kinetoscope::analysis::report::Chart;
-use kinetoscope::analysis::report::Report;
+use kinetoscope::table::Chart;
+use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};

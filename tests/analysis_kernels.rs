@@ -3,7 +3,7 @@
 
 use kinetoscope::analysis::api::{AnalysisError, Context};
 use kinetoscope::analysis::registry::{find, run_step, PlanStep};
-use kinetoscope::analysis::report::{Chart, Report};
+use kinetoscope::table::{Chart, Report};
 
 use crate::{eqnice, util};
 

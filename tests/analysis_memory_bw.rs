@@ -4,7 +4,7 @@
 use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::memory_bw::{memory_bw, memory_bw_summary};
 use kinetoscope::analysis::registry::find;
-use kinetoscope::analysis::report::{Chart, Report};
+use kinetoscope::table::{Chart, Report};
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};

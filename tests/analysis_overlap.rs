@@ -1,7 +1,7 @@
 //! `overlap` (HTA `get_comm_comp_overlap`) on `testdata/analysis/overlap.json`, numbers worked out
 //! by hand in `testdata/README.md`.
 
-use kinetoscope::analysis::report::Chart;
+use kinetoscope::table::Chart;
 
 use crate::analysis_kernels::{csv, run, run_on};
 use crate::eqnice;

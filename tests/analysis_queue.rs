@@ -5,7 +5,7 @@
 use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::queue::{blocked_on_full_queue, queue_length};
 use kinetoscope::analysis::registry::{find, hta_plan, run_step};
-use kinetoscope::analysis::report::{Chart, Report};
+use kinetoscope::table::{Chart, Report};
 use kinetoscope::Trace;
 
 use crate::{eqnice, util};

@@ -37,7 +37,7 @@
 use kinetoscope::analysis::api::{Context, Params};
 use kinetoscope::analysis::call_graph::{CallGraph, CallGraphOptions};
 use kinetoscope::analysis::registry::find;
-use kinetoscope::analysis::report::Report;
+use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
 use crate::util;
@@ -213,7 +213,7 @@ fn overlaid_trace_marks_the_top_patterns() {
 #[test]
 fn chart_counts_the_top_patterns() {
     let r = run("sequences.json", true, &[("operator_name", "aten::linear"), ("top_k", "1")]).unwrap();
-    let kinetoscope::analysis::report::Chart::Bars { title, categories, values, .. } = &r.charts[0] else { panic!("{:?}", r.charts) };
+    let kinetoscope::table::Chart::Bars { title, categories, values, .. } = &r.charts[0] else { panic!("{:?}", r.charts) };
     assert_eq!(title, "Top 1 frequent patterns for rank 0");
     // HTA's order (count desc, pattern asc): the Stream Wait Event pattern first
     assert_eq!(categories, &["0: aten::linear → gemm_a → Stream Wait Event → bias_add → relu"]);

@@ -29,7 +29,7 @@ fn trace() -> kinetoscope::Trace {
     assemble(ranks)
 }
 
-fn run(hta: bool, ranks: Option<&[i64]>) -> Result<kinetoscope::analysis::report::Report, String> {
+fn run(hta: bool, ranks: Option<&[i64]>) -> Result<kinetoscope::table::Report, String> {
     let trace = trace();
     let a = find("temporal").expect("registered");
     let ctx = Context::new(&trace, hta, ranks).map_err(|e| e.0)?;

@@ -21,8 +21,8 @@ use super::annotations::hta_has_symbol;
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::shorten_name;
 use super::hta_frame::{is_gpu_kernel, HtaFrame};
-use super::report::Report;
 use crate::model::RankTrace;
+use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -20,8 +20,8 @@ use std::collections::BTreeMap;
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::hta_frame::kept;
 use super::kernels::{aggregate_by_name, Folding, NameStats, PIE_RANKS};
-use super::report::{Chart, Report};
 use crate::model::{EventId, Trace};
+use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

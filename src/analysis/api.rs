@@ -5,8 +5,8 @@
 //! [`super::registry`].
 
 use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
-use super::report::Report;
 use crate::model::{RankTrace, Trace};
+use crate::table::Report;
 
 pub use super::error::{fail, AnalysisError};
 pub use super::params::{parse_int_list, Opt, OptKind, Params};

@@ -35,8 +35,8 @@ use super::call_stack::CallStacks;
 use super::common::np_round;
 use super::hta_frame::HtaFrame;
 use super::launch::{gpu_ops_by_correlation, launch_calls};
-use super::report::Report;
 use crate::model::RankTrace;
+use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

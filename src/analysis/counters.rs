@@ -18,10 +18,10 @@
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::memory_bw::memory_bw_points;
 use super::queue::queue_points;
-use super::report::{Report, ReportFile};
 use super::series::id_column;
 use crate::model::time::ns_to_us_string;
 use crate::model::RankTrace;
+use crate::table::{Report, ReportFile};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -30,8 +30,8 @@ use super::call_stack::CallStacks;
 use super::common::us;
 use super::hta_frame::HtaFrame;
 use super::launch::launch_calls;
-use super::report::Report;
 use crate::model::{EventId, Kind, RankTrace, StrId};
+use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

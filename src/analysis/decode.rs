@@ -24,10 +24,10 @@ use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{plural, quantile_sorted, std, us};
-use super::report::{Chart, Line, Report};
 use crate::model::links::{find_steps, is_cpu_span};
 use crate::model::time::decimal_scaled;
 use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, StrId, Trace};
+use crate::table::{Chart, Line, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

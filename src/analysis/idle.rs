@@ -25,8 +25,8 @@
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{np_round, us, Describe};
 use super::hta_frame::HtaFrame;
-use super::report::{Chart, Report, Series};
 use crate::model::{Kind, RankTrace};
+use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

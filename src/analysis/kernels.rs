@@ -23,8 +23,8 @@ use std::collections::BTreeMap;
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{gpu_rows, kernel_type, merge_intervals, np_round, quantile_sorted, shorten_name, std, us, KernelType};
 use super::hta_frame::HtaFrame;
-use super::report::{Chart, Report};
 use crate::model::RankTrace;
+use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -20,8 +20,8 @@ use rustc_hash::FxHashMap;
 use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::us;
 use super::hta_frame::HtaFrame;
-use super::report::{histogram_bins, Chart, Report};
 use crate::model::{Kind, RankTrace};
+use crate::table::{histogram_bins, Chart, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

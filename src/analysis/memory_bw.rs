@@ -21,9 +21,9 @@ use super::api::{Analysis, AnalysisError, Context, Params};
 use super::common::{kernel_type, memory_kernel_type, us, Describe, KernelType};
 use super::hta_frame::HtaFrame;
 use super::queue::summary_table;
-use super::report::{Chart, Line, Report};
 use super::series::{collapse, downsample_max, id_column, ExactSum};
 use crate::model::RankTrace;
+use crate::table::{Chart, Line, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -23,7 +23,6 @@ pub mod overview;
 pub mod params;
 pub mod queue;
 pub mod registry;
-pub mod report;
 pub mod sequences;
 pub mod series;
 pub mod steps;

@@ -12,7 +12,7 @@
 use super::api::{Analysis, AnalysisError, Context, Params};
 use super::common::{merge_intervals, np_round, us, KernelType};
 use super::kernels::{hta_interval, typed_gpu_rows};
-use super::report::{Chart, Report};
+use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

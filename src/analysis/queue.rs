@@ -30,9 +30,9 @@
 use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::Describe;
 use super::hta_frame::HtaFrame;
-use super::report::{Chart, Line, Report};
 use super::series::{collapse, downsample_max, id_column};
 use crate::model::{Kind, RankTrace};
+use crate::table::{Chart, Line, Report};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

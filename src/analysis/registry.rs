@@ -3,7 +3,7 @@
 //! (see docs/adding-an-analysis.md); what an analysis is lives in [`super::api`].
 
 use super::api::{Analysis, AnalysisError, Context, Params};
-use super::report::Report;
+use crate::table::Report;
 
 /// Every analysis, in the order the page shows them.
 pub const ANALYSES: &[Analysis] = &[

@@ -32,10 +32,10 @@ use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::call_graph::{CallGraph, CallGraphOptions};
 use super::common::{shorten_name, us};
 use super::hta_frame::HtaFrame;
-use super::report::{Chart, Report, ReportFile};
 use crate::export::chrome::{write_rank_edited, EventEdit};
 use crate::model::events::flags;
 use crate::model::{Phase, RankTrace, StrId};
+use crate::table::{Chart, Report, ReportFile};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

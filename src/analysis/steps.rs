@@ -10,7 +10,7 @@ use std::collections::BTreeMap;
 
 use super::api::{Analysis, AnalysisError, Context, Params};
 use super::hta_frame::hta_step_number;
-use super::report::Report;
+use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

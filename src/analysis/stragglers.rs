@@ -30,8 +30,8 @@ use std::collections::BTreeMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::common::{hta_kernel_type, mean, shorten_name, std, us, KernelType};
-use super::report::{Chart, Report, Series};
 use crate::model::{Kind, NONE};
+use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -8,7 +8,7 @@
 
 use super::api::{fail, Analysis, AnalysisError, Context, Params};
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, us, KernelType};
-use super::report::{Chart, Report, Series};
+use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.

@@ -6,7 +6,7 @@ use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use crate::analysis::report::{union_gaps, Chart, Line, Series};
+use crate::table::{union_gaps, Chart, Line, Series};
 
 /// Default size of one chart, pixels.
 pub const SIZE: (u32, u32) = (900, 480);

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use kinetoscope::analysis::api::{parse_int_list, Analysis, Context, OptKind, Params};
-use kinetoscope::analysis::report::Report;
+use kinetoscope::table::Report;
 
 /// The subcommand of `a`.
 pub fn command(a: &'static Analysis) -> Command {
@@ -100,7 +100,7 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
 }
 
 /// Writes `charts` to `path`: PNG if it ends in `.png`, else SVG.
-pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::analysis::report::Chart]) -> Result<()> {
+pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::table::Chart]) -> Result<()> {
     use kinetoscope::chart::draw::{charts_png, charts_svg};
     let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
     let bytes = if png { charts_png(charts) } else { charts_svg(charts).map(String::into_bytes) }.map_err(anyhow::Error::msg)?;

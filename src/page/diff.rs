@@ -24,8 +24,8 @@ use super::{option_texts, PageTable};
 use crate::analysis::api::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
 use crate::analysis::decode::{start_kernel, step_name};
 use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
-use crate::analysis::report::{Chart, Report};
 use crate::model::Trace;
+use crate::table::{Chart, Report};
 
 /// The options of the Diff mode (the flags of `kinetoscope diff` that are not inputs, ranks or
 /// output choices), with the CLI's defaults.

@@ -1,10 +1,14 @@
 //! Typed tables: what analyses return and every renderer (CSV, JSON, terminal, the page, charts)
 //! reads. Columns have a name, a type and a unit; values are never formatted before rendering.
 
+mod chart;
 mod pyfloat;
 pub(crate) mod render;
+mod report;
 
+pub use chart::{histogram_bins, union_gaps, Chart, Line, Series};
 pub use pyfloat::python_float_repr;
+pub use report::{Report, ReportFile};
 
 use serde::Serialize;
 

@@ -19,8 +19,8 @@ use std::collections::BTreeMap;
 use crate::analysis::api::{fail, AnalysisError};
 use crate::analysis::common::shorten_name;
 use crate::analysis::hta_frame::{hta_step_number, parse_rank, HtaFrame};
-use crate::analysis::report::Report;
 use crate::model::{RankTrace, Trace};
+use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
 /// Which rows an operator comparison counts.

@@ -38,8 +38,8 @@ use super::api::{fail, select_ranks, AnalysisError, Context};
 use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, plural, shorten_name};
 use super::decode::DecodeOptions;
 use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions, HtaFrames};
-use super::report::{Chart, Report, Series};
 use crate::model::{Kind, RankTrace, StrId, Trace};
+use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 
 /// What the main comparison is by.

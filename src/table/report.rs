@@ -1,0 +1,33 @@
+//! What an analysis returns: tables, the charts to draw from them ([`super::chart`]), notes and
+//! produced files. Reports are serialisable because the page computes them in a Web Worker and
+//! draws them on the main thread.
+
+use serde::Serialize;
+
+use super::{Chart, Table};
+
+/// The result of one analysis run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Report {
+    /// Result tables. Names are file stems (`temporal_breakdown`, `queue_length_time_series__rank0`);
+    /// in HTA mode they are the oracle's file names.
+    pub tables: Vec<Table>,
+    /// Charts, in display order.
+    pub charts: Vec<Chart>,
+    /// Remarks for the user (an empty result's reason, a rank skipped and why).
+    pub notes: Vec<String>,
+    /// Files the analysis produces besides tables (a trace with counter tracks, a trace with
+    /// patterns marked), written by `--out DIR` and offered as downloads in the page. Not part of
+    /// the JSON form (the page asks for them separately).
+    #[serde(skip)]
+    pub files: Vec<ReportFile>,
+}
+
+/// A file an analysis produces (name without folder, content).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReportFile {
+    /// File name, e.g. `rank0_with_counters.json.gz`.
+    pub name: String,
+    /// Content.
+    pub bytes: Vec<u8>,
+}
