@@ -7,7 +7,7 @@
 //!    pid is the integer 0 for every row, or its tid is (HTA's `infer_device_type`).
 //! 2. Nodes are the thread's rows with `stream == -1`. Each row gives an open point at `ts`
 //!    and a close point at `ts + dur`; the points are sorted with HTA's comparator
-//!    ([`hta_less`], shared with [`super::call_graph`]): by time; at equal times a close comes before an open (touching events do
+//!    ([`hta_less`], shared with [`super::call_graph`] in [`super::endpoints`]): by time; at equal times a close comes before an open (touching events do
 //!    not nest), of two opens the longer one first, of two closes the shorter one first, equal
 //!    lengths by `index`; zero-length events sit inside whatever opens or closes at their time.
 //! 3. A sweep pushes on open (the parent is the top of the stack) and pops on close.
@@ -17,7 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::call_graph::{hta_less, Endpoint};
+use super::endpoints::{hta_less, Endpoint};
 use super::hta_frame::HtaFrame;
 use crate::model::{IdValue, RankTrace};
 

@@ -12,6 +12,7 @@ pub mod counters;
 pub mod cupti;
 pub mod decode;
 pub mod diff;
+pub mod endpoints;
 pub mod error;
 pub mod hta_frame;
 pub mod idle;
