@@ -19,8 +19,8 @@
 
 use super::annotations::hta_has_symbol;
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::shorten_name;
 use super::hta_frame::{is_gpu_kernel, HtaFrame};
+use super::names::shorten_name;
 use crate::model::RankTrace;
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};
@@ -211,8 +211,8 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         (Values::Int(rows.iter().map(|&i| f.ts[i]).collect()), dur)
     } else {
         (
-            Values::Float(rows.iter().map(|&i| super::common::us(f.ts_ns[i])).collect()),
-            Values::Float(rows.iter().map(|&i| super::common::us(f.dur_ns[i])).collect()),
+            Values::Float(rows.iter().map(|&i| super::units::us(f.ts_ns[i])).collect()),
+            Values::Float(rows.iter().map(|&i| super::units::us(f.dur_ns[i])).collect()),
         )
     };
     let iteration = if f.iteration_is_float {

@@ -21,7 +21,7 @@
 //!    `avg_runtime_delay` (means rounded to 3 decimals), sorted by `sort_by` descending.
 //!
 //! Launch calls: `--hta` names matching `(cuda.*LaunchKernel)|(cuLaunchKernel)|(^runFunction)`
-//! at the start (no HIP launches); default [`super::launch::is_launch_name`] without memory
+//! at the start (no HIP launches); default [`super::launches::is_launch_name`] without memory
 //! calls, one call per correlation.
 //!
 //! HTA 0.5.0 does not reset its statistics between ranks, so with several ranks in one call rank
@@ -32,9 +32,9 @@ use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::call_stack::CallStacks;
-use super::common::np_round;
 use super::hta_frame::HtaFrame;
-use super::launch::{gpu_ops_by_correlation, launch_calls};
+use super::launches::{gpu_ops_by_correlation, launch_calls};
+use super::stats::np_round;
 use crate::model::RankTrace;
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};

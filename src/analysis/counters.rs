@@ -19,6 +19,7 @@ use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::memory_bw::memory_bw_points;
 use super::queue::queue_points;
 use super::series::id_column;
+use super::units::us;
 use crate::model::time::ns_to_us_string;
 use crate::model::RankTrace;
 use crate::table::{Report, ReportFile};
@@ -188,7 +189,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter.to_string()).collect()))
             .with("pid", Unit::None, id_column(samples.iter().map(|s| r.id_text(s.pid)).collect()))
             .with("id", Unit::None, Values::Float(samples.iter().map(|s| s.id.map_or(f64::NAN, |i| i as f64)).collect()))
-            .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| s.ts_ns as f64 / 1000.0).collect()))
+            .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| us(s.ts_ns)).collect()))
             .with("value", Unit::None, Values::Float(samples.iter().map(|s| s.value).collect()));
         if ctx.hta {
             t.sort_canonical(&["name", "counter", "pid", "id", "ts", "value"]);

@@ -27,9 +27,9 @@ use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Params};
 use super::call_stack::CallStacks;
-use super::common::us;
 use super::hta_frame::HtaFrame;
-use super::launch::launch_calls;
+use super::launches::launch_calls;
+use super::units::us;
 use crate::model::{EventId, Kind, RankTrace, StrId};
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};

@@ -23,7 +23,9 @@
 use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::{plural, quantile_sorted, std, us};
+use super::names::plural;
+use super::stats::{quantile_sorted, std};
+use super::units::us;
 use crate::model::links::{find_steps, is_cpu_span};
 use crate::model::time::decimal_scaled;
 use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, StrId, Trace};
@@ -624,8 +626,8 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
             }
             let used = &inside[cut..];
             let origin = if kind == StepKind::Decode && o.start_kernel.is_some() { used[0].start } else { start };
-            let merged = super::common::merge_intervals(used.iter().map(|op| (op.start, op.end)).collect());
-            let busy = super::common::covered(&merged);
+            let merged = super::intervals::merge_intervals(used.iter().map(|op| (op.start, op.end)).collect());
+            let busy = super::intervals::covered(&merged);
             let last_end = used.iter().map(|op| op.end).max().unwrap_or(origin);
             out.steps.push(StepStat {
                 rank: r.rank,

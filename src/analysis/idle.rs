@@ -23,8 +23,9 @@
 //! listed for every stream; values are exact (not rounded); a rank without kernels gets a note.
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::{np_round, us, Describe};
 use super::hta_frame::HtaFrame;
+use super::stats::{np_round, Describe};
+use super::units::us;
 use crate::model::{Kind, RankTrace};
 use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
@@ -123,7 +124,7 @@ pub fn idle_time(f: &HtaFrame, r: &RankTrace, streams: Option<&[i64]>, delay_ns:
             ts_of_index.insert(i64::from(f.index[i]), f.ts_ns[i]);
         }
     }
-    let launcher = if hta { Vec::new() } else { super::queue::launcher_rows(f, r) };
+    let launcher = if hta { Vec::new() } else { super::launches::launcher_rows(f, r) };
     // HTA joins `index_correlation` on the index label: −1 finds nothing, 0 (no partner) finds
     // event #0 if it is a row (§5.8). Without --hta: the launching call, if known.
     let launch_ts = |k: usize| if hta { ts_of_index.get(&f.index_correlation[k]).copied() } else { launcher[k].map(|l| f.ts_ns[l]) };

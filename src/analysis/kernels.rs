@@ -21,9 +21,11 @@
 use std::collections::BTreeMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::{gpu_rows, kernel_type, merge_intervals, np_round, quantile_sorted, shorten_name, std, us, KernelType};
-use super::hta_frame::HtaFrame;
-use crate::model::RankTrace;
+use super::intervals::merge_intervals;
+use super::kernel_type::{hta_interval, typed_gpu_rows, KernelType};
+use super::names::shorten_name;
+use super::stats::{np_round, quantile_sorted, std};
+use super::units::us;
 use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 
@@ -238,12 +240,6 @@ pub fn gpu_kernel_breakdown(ctx: &Context<'_>, opts: &KernelOptions) -> KernelBr
     KernelBreakdown { kernel_types, kernels }
 }
 
-/// `[ts, ts + dur)` as HTA holds it: µs floats (`ts` whole µs, `dur` as parsed or rounded).
-pub(crate) fn hta_interval(f: &HtaFrame, i: usize) -> (f64, f64) {
-    let ts = f.ts[i] as f64;
-    (ts, ts + f.dur[i])
-}
-
 /// HTA's bit of type `t`: `1 << its position in the analysed types` (COMPUTATION 1,
 /// COMMUNICATION 2, MEMORY 4).
 fn type_bit(types: &[KernelType], t: KernelType) -> i64 {
@@ -402,11 +398,6 @@ fn charts(ctx: &Context<'_>, b: &KernelBreakdown) -> Vec<Chart> {
         }
     }
     charts
-}
-
-/// GPU rows of `f` with their kernel type (shared with [`super::overlap`]).
-pub(crate) fn typed_gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<(usize, KernelType)> {
-    gpu_rows(f, r, hta).into_iter().map(|i| (i, kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], hta))).collect()
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@
 //!   `cudaMemcpyAsync`, `cudaMemsetAsync`. Every CPU row (stream −1) whose correlation is one of
 //!   theirs is joined with every GPU row (stream ≠ −1) of that correlation (a driver call sharing
 //!   the id joins too; §1.9's repeated GPU rows repeat).
-//! * default: [`is_launch_name`], which adds the driver and HIP spellings HTA misses (SPEC §5.7:
+//! * default: [`super::launches::is_launch_name`], which adds the driver and HIP spellings HTA misses (SPEC §5.7:
 //!   `cuLaunchKernel` from Triton, every ROCm launch), one launching call per correlation (the
 //!   runtime call over a driver call it made), its GPU operations (not synchronisation events).
 //!
@@ -18,9 +18,10 @@
 use rustc_hash::FxHashMap;
 
 use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::us;
 use super::hta_frame::HtaFrame;
-use crate::model::{Kind, RankTrace};
+use super::launches::{gpu_ops_by_correlation, launch_calls, MTIA_LAUNCH};
+use super::units::us;
+use crate::model::RankTrace;
 use crate::table::{histogram_bins, Chart, Report};
 use crate::table::{Table, Unit, Values};
 
@@ -46,43 +47,8 @@ pub const ANALYSIS: Analysis = Analysis {
 };
 
 /// HTA's launch names (`cuda_kernel_analysis.py`), memory calls last.
-const HTA_LAUNCHES: [&str; 3] = ["cudaLaunchKernel", "cudaLaunchKernelExC", "runFunction - job_prep_and_submit_for_execution"];
+const HTA_LAUNCHES: [&str; 3] = ["cudaLaunchKernel", "cudaLaunchKernelExC", MTIA_LAUNCH];
 const HTA_MEMORY: [&str; 2] = ["cudaMemsetAsync", "cudaMemcpyAsync"];
-
-/// Prefixes of kernel-launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,
-/// `cudaLaunchCooperativeKernel…`), CUDA driver (`cuLaunchKernel`, `cuLaunchKernelEx`, used by
-/// Triton and other JIT launchers), HIP (`hipLaunchKernel`, `hipExtLaunchKernel`,
-/// `hipModuleLaunchKernel`, `hipExtModuleLaunchKernel`, cooperative variants).
-const KERNEL_LAUNCH_PREFIXES: [&str; 9] = [
-    "cudaLaunchKernel",
-    "cudaLaunchCooperativeKernel",
-    "cuLaunchKernel",
-    "cuLaunchCooperativeKernel",
-    "hipLaunchKernel",
-    "hipExtLaunchKernel",
-    "hipModuleLaunchKernel",
-    "hipExtModuleLaunchKernel",
-    "hipLaunchCooperativeKernel",
-];
-
-/// Whether `name` is a call that enqueues one GPU operation and returns (kinetoscope's list, used
-/// without `--hta`): the kernel launches of [`KERNEL_LAUNCH_PREFIXES`] and MTIA's
-/// `runFunction - job_prep_and_submit_for_execution`; with `memory`, asynchronous copies and
-/// sets of the CUDA runtime, the CUDA driver and HIP (`cudaMemcpyAsync`, `cudaMemcpy2DAsync`,
-/// `cudaMemsetAsync`, `cuMemcpyHtoDAsync_v2`, `cuMemsetD32Async`, `hipMemcpyAsync`,
-/// `hipMemsetAsync`, `hipMemcpyDtoHAsync`, ... and `hipMemcpyWithStream`).
-///
-/// Not launches: synchronous copies (`cudaMemcpy`: the call waits for the copy, so there is no
-/// launch delay to measure) and graph launches (`cudaGraphLaunch`: one call, many kernels).
-pub fn is_launch_name(name: &str, memory: bool) -> bool {
-    if KERNEL_LAUNCH_PREFIXES.iter().any(|p| name.starts_with(p)) || name == HTA_LAUNCHES[2] {
-        return true;
-    }
-    memory
-        && ((["cudaMemcpy", "cudaMemset", "cuMemcpy", "cuMemset", "hipMemcpy", "hipMemset"].iter().any(|p| name.starts_with(p))
-            && name.contains("Async"))
-            || name == "hipMemcpyWithStream")
-}
 
 /// One launch joined with one GPU operation.
 #[derive(Debug, Clone, PartialEq)]
@@ -134,52 +100,6 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
         }
     }
     out
-}
-
-/// kinetoscope's launching calls of a frame, in row order: CPU rows (stream −1) named as
-/// [`is_launch_name`] says, one per correlation id (the first in row order, but a runtime call
-/// over the driver call it makes with the same id: `cudaLaunchKernel` → `cuLaunchKernel`); calls
-/// without a correlation id are all kept. A driver call made inside a runtime launch call (the
-/// runtime call encloses it on its thread) is part of that launch, whatever its id.
-pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<usize> {
-    let kind = |i: usize| r.events.kind[f.row[i] as usize];
-    let links = r.links();
-    let inside_runtime_launch = |i: usize| {
-        let p = links.parent[f.row[i] as usize];
-        p != crate::model::NONE && r.events.kind[p as usize] == Kind::Runtime && is_launch_name(r.name(p), include_memory)
-    };
-    let mut launcher: FxHashMap<i64, usize> = FxHashMap::default();
-    let mut calls = Vec::new();
-    for i in 0..f.len() {
-        if f.stream[i] != -1 || !is_launch_name(r.strings.get(f.name[i]), include_memory) {
-            continue;
-        }
-        if kind(i) == Kind::Driver && inside_runtime_launch(i) {
-            continue;
-        }
-        if f.correlation[i] < 0 {
-            calls.push(i);
-            continue;
-        }
-        let slot = launcher.entry(f.correlation[i]).or_insert(i);
-        if kind(*slot) == Kind::Driver && kind(i) != Kind::Driver {
-            *slot = i;
-        }
-    }
-    calls.extend(launcher.into_values());
-    calls.sort_unstable();
-    calls
-}
-
-/// The GPU operations of a frame (stream ≠ −1, not synchronisation events) by correlation id.
-pub fn gpu_ops_by_correlation(f: &HtaFrame, r: &RankTrace) -> FxHashMap<i64, Vec<usize>> {
-    let mut gpu: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
-    for i in 0..f.len() {
-        if f.stream[i] != -1 && f.correlation[i] >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync {
-            gpu.entry(f.correlation[i]).or_default().push(i);
-        }
-    }
-    gpu
 }
 
 fn exact_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<LaunchStat> {
@@ -305,36 +225,6 @@ fn outliers(f: &HtaFrame, r: &RankTrace, stats: &[LaunchStat], runtime_cutoff: f
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn launch_names() {
-        for n in [
-            "cudaLaunchKernel",
-            "cudaLaunchKernelExC",
-            "cuLaunchKernel",
-            "cuLaunchKernelEx",
-            "hipLaunchKernel",
-            "hipExtModuleLaunchKernel",
-            "hipModuleLaunchKernel",
-            "runFunction - job_prep_and_submit_for_execution",
-        ] {
-            assert!(is_launch_name(n, false), "{n}");
-        }
-        for n in [
-            "cudaMemcpyAsync",
-            "cudaMemsetAsync",
-            "cudaMemcpy2DAsync",
-            "cuMemcpyHtoDAsync_v2",
-            "hipMemcpyAsync",
-            "hipMemsetAsync",
-            "hipMemcpyWithStream",
-        ] {
-            assert!(!is_launch_name(n, false) && is_launch_name(n, true), "{n}");
-        }
-        for n in ["cudaMemcpy", "cudaGraphLaunch", "cudaStreamSynchronize", "hipMemcpy", "aten::mm"] {
-            assert!(!is_launch_name(n, true), "{n}");
-        }
-    }
 
     #[test]
     fn cutoffs_print_like_python() {

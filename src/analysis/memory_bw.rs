@@ -18,10 +18,12 @@
 //! left out). Traces without the bandwidth arg (AMD) give 0 GB/s throughout, as in HTA.
 
 use super::api::{Analysis, AnalysisError, Context, Params};
-use super::common::{kernel_type, memory_kernel_type, us, Describe, KernelType};
 use super::hta_frame::HtaFrame;
-use super::queue::summary_table;
+use super::kernel_type::{kernel_type, memory_kernel_type, KernelType};
 use super::series::{collapse, downsample_max, id_column, ExactSum};
+use super::stats::summary_table;
+use super::stats::Describe;
+use super::units::us;
 use crate::model::RankTrace;
 use crate::table::{Chart, Line, Report};
 use crate::table::{Table, Unit, Values};

@@ -10,8 +10,11 @@
 //! communication and overlap times.
 
 use super::api::{Analysis, AnalysisError, Context, Params};
-use super::common::{merge_intervals, np_round, us, KernelType};
-use super::kernels::{hta_interval, typed_gpu_rows};
+use super::intervals::merge_intervals;
+use super::kernel_type::KernelType;
+use super::kernel_type::{hta_interval, typed_gpu_rows};
+use super::stats::np_round;
+use super::units::us;
 use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 

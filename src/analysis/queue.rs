@@ -14,7 +14,7 @@
 //! Launches: with `--hta`, calls named as in HTA's list ([`HTA_LAUNCH_NAMES`]) that have a GPU
 //! partner (`index_correlation > 0`), each counted once per GPU row of its correlation. Without
 //! `--hta`, every kernel, memcpy and memset whose launching call is in the trace (the runtime or
-//! driver call with its correlation id, [`launcher_rows`]), whatever the call's name: CUPTI gives a GPU activity the
+//! driver call with its correlation id, [`super::launches::launcher_rows`]), whatever the call's name: CUPTI gives a GPU activity the
 //! correlation id of "the driver or runtime API activity record that launched" it, so the link
 //! identifies the launch; HTA's name list misses e.g. `cuLaunchKernelEx` (added in HTA 0.6),
 //! `cudaGraphLaunch` (one call enqueues every kernel of the graph), `cudaMemcpy`,
@@ -28,8 +28,9 @@
 //! span of start times).
 
 use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::Describe;
 use super::hta_frame::HtaFrame;
+use super::stats::{summary_table, Describe};
+
 use super::series::{collapse, downsample_max, id_column};
 use crate::model::{Kind, RankTrace};
 use crate::table::{Chart, Line, Report};
@@ -150,7 +151,7 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
             ));
         }
     } else {
-        let launcher = launcher_rows(f, r);
+        let launcher = super::launches::launcher_rows(f, r);
         let ops: Vec<(usize, usize)> = (0..n)
             .filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize]))
             .filter_map(|g| launcher[g].map(|l| (l, g)))
@@ -175,27 +176,6 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
         p.queue_length = q;
     }
     Ok(points)
-}
-
-/// The frame row of each frame row's launching call (the model's launch link: the runtime or
-/// driver call with the same correlation id), `None` when there is none or it is not in the
-/// frame. Unlike HTA's `index_correlation`, this does not confuse "no partner" (0) with a
-/// partner that is event #0.
-pub fn launcher_rows(f: &HtaFrame, r: &RankTrace) -> Vec<Option<usize>> {
-    let mut frame_row: rustc_hash::FxHashMap<u32, usize> = Default::default();
-    for i in (0..f.len()).rev() {
-        frame_row.insert(f.row[i], i);
-    }
-    let launch = &r.links().launch;
-    (0..f.len())
-        .map(|i| {
-            let e = f.row[i] as usize;
-            if !r.events.kind[e].is_device() {
-                return None;
-            }
-            launch.get(e).filter(|&&l| l != crate::model::NONE).and_then(|l| frame_row.get(l).copied())
-        })
-        .collect()
 }
 
 /// GPU work that sits in a stream's queue: kernels, copies, memsets (not synchronisation).
@@ -252,7 +232,7 @@ pub fn blocked_on_full_queue(q: &RankQueue, f: &HtaFrame, max_queue_length: i64,
         }
         let duration_ns: i64 = full.iter().filter_map(|&i| pts.get(i + 1).map(|n| n.ts_ns - pts[i].ts_ns)).sum();
         // HTA: µs float / µs integer span
-        let relative = (duration_ns as f64 / 1000.0) / (span as f64 / 1000.0);
+        let relative = super::units::us(duration_ns) / super::units::us(span);
         if hta {
             out.clear();
         }
@@ -280,7 +260,7 @@ fn ts_values(ns: Vec<i64>, hta: bool) -> Values {
     if hta {
         Values::Int(ns.into_iter().map(|t| t.div_euclid(1000)).collect())
     } else {
-        Values::Float(ns.into_iter().map(super::common::us).collect())
+        Values::Float(ns.into_iter().map(super::units::us).collect())
     }
 }
 
@@ -308,19 +288,8 @@ fn series_tables(q: &RankQueue, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Tabl
     [all, collapsed]
 }
 
-/// `rank, <key>, <col>_count, <col>_mean, ...`: HTA's `groupby([rank, key]).describe()` with
-/// flattened column names.
-pub(crate) fn summary_table(name: &str, ranks: Vec<i64>, key: &str, keys: Values, col: &str, stats: &[Describe]) -> Table {
-    let mut t = Table::new(name).with("rank", Unit::None, Values::Int(ranks)).with(key, Unit::None, keys);
-    for (k, stat) in Describe::STATS.iter().enumerate() {
-        let unit = if k == 0 { Unit::Count } else { Unit::None };
-        t = t.with(&format!("{col}_{stat}"), unit, Values::Float(stats.iter().map(|d| d.values()[k]).collect()));
-    }
-    t
-}
-
 fn blocked_table(rows: &[Blocked]) -> Table {
-    let dur = Values::Float(rows.iter().map(|b| super::common::us(b.duration_ns)).collect());
+    let dur = Values::Float(rows.iter().map(|b| super::units::us(b.duration_ns)).collect());
     Table::new("time_blocked_on_full_queue")
         .with("rank", Unit::None, Values::Int(rows.iter().map(|b| i64::from(b.rank)).collect()))
         .with("stream", Unit::None, Values::Int(rows.iter().map(|b| b.stream).collect()))
@@ -351,10 +320,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             blocked.extend(blocked_on_full_queue(q, f, max_queue_length, ctx.hta));
         }
         for (stream, pts) in q.streams() {
-            let c: Vec<(f64, f64)> = collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length)))
-                .into_iter()
-                .map(|(t, v)| (super::common::us(t), v as f64))
-                .collect();
+            let c: Vec<(f64, f64)> =
+                collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(|(t, v)| (super::units::us(t), v as f64)).collect();
             let name = if ctx.selected.len() > 1 { format!("rank {} stream {stream}", q.rank) } else { format!("stream {stream}") };
             lines.push(Line { name, points: downsample_max(&c, CHART_POINTS) });
         }

@@ -30,8 +30,9 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
 use super::call_graph::{CallGraph, CallGraphOptions};
-use super::common::{shorten_name, us};
 use super::hta_frame::HtaFrame;
+use super::names::shorten_name;
+use super::units::us;
 use crate::export::chrome::{write_rank_edited, EventEdit};
 use crate::model::events::flags;
 use crate::model::{Phase, RankTrace, StrId};

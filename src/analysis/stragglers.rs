@@ -29,7 +29,10 @@
 use std::collections::BTreeMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
-use super::common::{hta_kernel_type, mean, shorten_name, std, us, KernelType};
+use super::kernel_type::{hta_kernel_type, KernelType};
+use super::names::shorten_name;
+use super::stats::{mean, std};
+use super::units::us;
 use crate::model::{Kind, NONE};
 use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};

@@ -7,7 +7,10 @@
 //! zero times and no percentages for it.
 
 use super::api::{fail, Analysis, AnalysisError, Context, Params};
-use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, us, KernelType};
+use super::intervals::{covered, merge_intervals};
+use super::kernel_type::{gpu_rows, kernel_type, KernelType};
+use super::stats::np_round;
+use super::units::us;
 use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 

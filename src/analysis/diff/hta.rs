@@ -17,8 +17,9 @@
 use std::collections::BTreeMap;
 
 use crate::analysis::api::{fail, AnalysisError};
-use crate::analysis::common::shorten_name;
 use crate::analysis::hta_frame::{hta_step_number, parse_rank, HtaFrame};
+use crate::analysis::names::shorten_name;
+use crate::analysis::units::{ms, us};
 use crate::model::{RankTrace, Trace};
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};
@@ -117,7 +118,7 @@ impl<'a> LabeledTrace<'a> {
                 name: name.to_string(),
                 short_name: shorten_name(name),
                 counts,
-                total_duration: ns as f64 / 1000.0,
+                total_duration: us(ns),
             })
             .collect()
     }
@@ -272,7 +273,7 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteratio
     let step = |s: &LabeledTrace<'_>, it: Option<i64>| -> Option<(i64, f64)> {
         let it = it.or_else(|| s.iterations().first().copied())?;
         let f = &s.frame;
-        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, f.dur_ns[i] as f64 / 1e6))
+        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, ms(f.dur_ns[i])))
     };
     let mut line = match (step(control, iterations.0), step(test, iterations.1)) {
         (Some((ci, c)), Some((ti, t))) => format!(

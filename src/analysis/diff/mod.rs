@@ -35,9 +35,13 @@ use rustc_hash::FxHashMap;
 pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 
 use super::api::{fail, select_ranks, AnalysisError, Context};
-use super::common::{covered, gpu_rows, kernel_type, merge_intervals, np_round, plural, shorten_name};
 use super::decode::DecodeOptions;
 use super::hta_frame::{hta_frames, hta_step_number, HtaFrame, HtaFrameOptions, HtaFrames};
+use super::intervals::{covered, merge_intervals};
+use super::kernel_type::{gpu_rows, kernel_type};
+use super::names::{plural, shorten_name};
+use super::stats::np_round;
+use super::units::{ms_f64, us_f64};
 use crate::model::{Kind, RankTrace, StrId, Trace};
 use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
@@ -429,10 +433,6 @@ pub fn changes(control: &Side<'_>, test: &Side<'_>, by: By, o: &DiffOptions) -> 
     Ok(rows)
 }
 
-fn us(ns: f64) -> f64 {
-    ns / 1000.0
-}
-
 fn ratio(a: f64, b: f64) -> f64 {
     if b > 0.0 {
         a / b
@@ -446,14 +446,14 @@ pub fn changes_table(rows: &[Change], by: By, control: &str, test: &str) -> Tabl
     let f = |g: &dyn Fn(&Change) -> f64| Values::Float(rows.iter().map(g).collect());
     Table::new(&format!("diff_by_{}", by.as_str()))
         .with(by.key_column(), Unit::None, Values::Str(rows.iter().map(|r| r.key.clone()).collect()))
-        .with(&format!("{control}_time_us"), Unit::Us, f(&|r| us(r.control_ns)))
-        .with(&format!("{test}_time_us"), Unit::Us, f(&|r| us(r.test_ns)))
-        .with("diff_time_us", Unit::Us, f(&|r| us(r.diff_ns())))
+        .with(&format!("{control}_time_us"), Unit::Us, f(&|r| us_f64(r.control_ns)))
+        .with(&format!("{test}_time_us"), Unit::Us, f(&|r| us_f64(r.test_ns)))
+        .with("diff_time_us", Unit::Us, f(&|r| us_f64(r.diff_ns())))
         .with("change_pct", Unit::Percent, f(&Change::pct))
         .with(&format!("{control}_count"), Unit::Count, f(&|r| r.control_count))
         .with(&format!("{test}_count"), Unit::Count, f(&|r| r.test_count))
-        .with(&format!("{control}_mean_us"), Unit::Us, f(&|r| us(ratio(r.control_ns, r.control_count))))
-        .with(&format!("{test}_mean_us"), Unit::Us, f(&|r| us(ratio(r.test_ns, r.test_count))))
+        .with(&format!("{control}_mean_us"), Unit::Us, f(&|r| us_f64(ratio(r.control_ns, r.control_count))))
+        .with(&format!("{test}_mean_us"), Unit::Us, f(&|r| us_f64(ratio(r.test_ns, r.test_count))))
         .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.class().to_string()).collect()))
 }
 
@@ -549,12 +549,12 @@ fn steps_table(c: &[StepValues], t: &[StepValues], control: &str, test: &str) ->
         .with("step", Unit::Count, Values::Int((1..=n as i64).collect()))
         .with(&format!("{control}_step"), Unit::None, num(c))
         .with(&format!("{test}_step"), Unit::None, num(t))
-        .with(&format!("{control}_duration_us"), Unit::Us, col(c, &|s| us(s.duration)))
-        .with(&format!("{test}_duration_us"), Unit::Us, col(t, &|s| us(s.duration)))
-        .with("diff_duration_us", Unit::Us, Values::Float(diff.iter().map(|&d| us(d)).collect()))
+        .with(&format!("{control}_duration_us"), Unit::Us, col(c, &|s| us_f64(s.duration)))
+        .with(&format!("{test}_duration_us"), Unit::Us, col(t, &|s| us_f64(s.duration)))
+        .with("diff_duration_us", Unit::Us, Values::Float(diff.iter().map(|&d| us_f64(d)).collect()))
         .with("change_pct", Unit::Percent, Values::Float(pct))
-        .with(&format!("{control}_gpu_busy_us"), Unit::Us, col(c, &|s| us(s.busy)))
-        .with(&format!("{test}_gpu_busy_us"), Unit::Us, col(t, &|s| us(s.busy)))
+        .with(&format!("{control}_gpu_busy_us"), Unit::Us, col(c, &|s| us_f64(s.busy)))
+        .with(&format!("{test}_gpu_busy_us"), Unit::Us, col(t, &|s| us_f64(s.busy)))
         .with(&format!("{control}_kernels"), Unit::Count, col(c, &|s| s.kernels))
         .with(&format!("{test}_kernels"), Unit::Count, col(t, &|s| s.kernels))
         .with("change", Unit::None, Values::Str(change))
@@ -573,9 +573,9 @@ fn mean_finite(v: impl Iterator<Item = f64>) -> f64 {
 /// `+1.2 ms` / `−40.0 µs`.
 fn signed_time(ns: f64) -> String {
     if ns.abs() >= 1e6 {
-        format!("{:+.2} ms", ns / 1e6)
+        format!("{:+.2} ms", ms_f64(ns))
     } else {
-        format!("{:+.1} µs", ns / 1e3)
+        format!("{:+.1} µs", us_f64(ns))
     }
 }
 
@@ -586,7 +586,7 @@ fn summary(control: &Side<'_>, test: &Side<'_>, c: &[StepValues], t: &[StepValue
     let (ci, ti) = o.iterations();
     let (cs, ts) = (step(c, ci), step(t, ti));
     let mut line = if cs.is_finite() && ts.is_finite() {
-        format!("step time {:.3} → {:.3} ms ({:+.1} %)", cs / 1e6, ts / 1e6, 100.0 * (ts - cs) / cs)
+        format!("step time {:.3} → {:.3} ms ({:+.1} %)", ms_f64(cs), ms_f64(ts), 100.0 * (ts - cs) / cs)
     } else {
         "no ProfilerStep on one side: whole traces compared".to_string()
     };
@@ -652,7 +652,7 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
         let table = changes_table(rows, *by, cl, tl);
         if *by == o.by {
             let keys: Vec<String> = rows.iter().map(|r| r.key.clone()).collect();
-            let time: Vec<(f64, f64)> = rows.iter().map(|r| (us(r.control_ns), us(r.test_ns))).collect();
+            let time: Vec<(f64, f64)> = rows.iter().map(|r| (us_f64(r.control_ns), us_f64(r.test_ns))).collect();
             let calls: Vec<(f64, f64)> = rows.iter().map(|r| (r.control_count, r.test_count)).collect();
             report.charts.push(grouped(
                 &format!("Time {unit} by {}: {cl} vs {tl}", by.as_str()),
@@ -679,7 +679,7 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
         let n = c_steps.len().max(t_steps.len());
         let keys: Vec<String> = (1..=n).map(|k| k.to_string()).collect();
         let pairs: Vec<(f64, f64)> = (0..n)
-            .map(|k| (c_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6), t_steps.get(k).map_or(f64::NAN, |s| s.duration / 1e6)))
+            .map(|k| (c_steps.get(k).map_or(f64::NAN, |s| ms_f64(s.duration)), t_steps.get(k).map_or(f64::NAN, |s| ms_f64(s.duration))))
             .collect();
         report.charts.push(grouped(
             &format!("Step durations: {cl} vs {tl}"),

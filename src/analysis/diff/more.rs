@@ -7,11 +7,12 @@ use rustc_hash::FxHashMap;
 
 use super::{median, DiffOptions, Side};
 use crate::analysis::call_graph::{CallGraph, CallGraphOptions};
-use crate::analysis::common::{shorten_name, us};
 use crate::analysis::decode::{decode_stats, DecodeStats, OpStat};
 use crate::analysis::hta_frame::HtaFrame;
+use crate::analysis::names::shorten_name;
 use crate::analysis::overlap::comm_comp_overlap;
 use crate::analysis::temporal::temporal_breakdown;
+use crate::analysis::units::{ms, us};
 use crate::model::{Kind, RankTrace, StrId};
 use crate::table::{Table, Unit, Values};
 
@@ -111,8 +112,7 @@ fn decode(side: &Side<'_>, o: &DiffOptions) -> Result<DecodeStats, String> {
 
 /// Mean duration of the decode steps used, ms.
 fn mean_decode_step_ms(s: &DecodeStats) -> f64 {
-    let d: Vec<f64> =
-        s.steps.iter().filter(|x| x.kind == crate::analysis::decode::StepKind::Decode).map(|x| (x.end - x.start) as f64 / 1e6).collect();
+    let d: Vec<f64> = s.steps.iter().filter(|x| x.kind == crate::analysis::decode::StepKind::Decode).map(|x| ms(x.end - x.start)).collect();
     d.iter().sum::<f64>() / d.len() as f64
 }
 

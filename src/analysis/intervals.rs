@@ -1,0 +1,38 @@
+//! Interval algebra on integer ns (SPEC §1.11): merging overlapping or touching intervals and the
+//! time their union covers.
+
+/// `merge_kernel_intervals` (§1.11): `[start, end)` intervals sorted (by start, then end) and
+/// merged; touching intervals merge. Returns merged intervals in time order. Times are ns
+/// (`i64`), or HTA's µs floats (`f64`) where an analysis must round like HTA; NaN never occurs
+/// (HTA drops rows without `dur`).
+pub fn merge_intervals<T: Copy + PartialOrd>(mut iv: Vec<(T, T)>) -> Vec<(T, T)> {
+    iv.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    let mut out: Vec<(T, T)> = Vec::with_capacity(iv.len());
+    for (s, e) in iv {
+        match out.last_mut() {
+            Some(last) if s <= last.1 => {
+                if e > last.1 {
+                    last.1 = e;
+                }
+            }
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
+/// Total length of merged intervals, ns.
+pub fn covered(merged: &[(i64, i64)]) -> i64 {
+    merged.iter().map(|(s, e)| e - s).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn intervals_merge_when_touching() {
+        assert_eq!(merge_intervals(vec![(5, 8), (0, 2), (2, 3), (7, 10)]), vec![(0, 3), (5, 10)]);
+        assert_eq!(covered(&merge_intervals(vec![(0, 10), (1, 2)])), 10);
+    }
+}

@@ -1,0 +1,55 @@
+//! Names and words in tables and notes: HTA's short kernel names (SPEC §1.12), plurals.
+
+use super::kernel_type::{hta_kernel_type, KernelType};
+
+/// `shorten_name` (§1.12): memory names and names without `<`/`(` unchanged; otherwise template
+/// arguments and parameter lists are removed and the last space-separated token is kept
+/// (`void foo<int>(float)` → `foo`).
+pub fn shorten_name(name: &str) -> String {
+    if hta_kernel_type(name) == KernelType::Memory || !name.contains(['<', '(']) {
+        return name.to_string();
+    }
+    let s = name.replace("->", "");
+    let mut stack: Vec<char> = Vec::new();
+    for c in s.chars() {
+        let open = match c {
+            '>' => Some('<'),
+            ')' => Some('('),
+            _ => None,
+        };
+        match open {
+            Some(o) => {
+                while let Some(x) = stack.pop() {
+                    if x == o {
+                        break;
+                    }
+                }
+            }
+            None => stack.push(c),
+        }
+    }
+    let joined: String = stack.into_iter().collect();
+    joined.split(' ').next_back().unwrap_or("").to_string()
+}
+
+/// `s` after a count other than 1 (`format!("{n} step{}", plural(n))`).
+pub fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortened_names() {
+        assert_eq!(shorten_name("void foo<int>(float)"), "foo");
+        assert_eq!(shorten_name("aten::add"), "aten::add");
+        assert_eq!(shorten_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"), "at::native::vectorized_elementwise_kernel");
+        assert_eq!(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
+    }
+}
