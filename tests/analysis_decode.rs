@@ -5,7 +5,8 @@
 use std::process::Command;
 
 use kinetoscope::analysis::api::{Context, Params};
-use kinetoscope::analysis::decode::{decode_stats, extract, parse_range, DecodeOptions, ANALYSIS, EXTRACT_ANALYSIS};
+use kinetoscope::analysis::decode::{decode_stats, DecodeOptions, ANALYSIS};
+use kinetoscope::analysis::gpu_ops::{extract, parse_range, ANALYSIS as EXTRACT_ANALYSIS};
 use kinetoscope::table::Report;
 use kinetoscope::Trace;
 

@@ -193,7 +193,7 @@ mod tie_order {
     use std::collections::BTreeMap;
     use std::path::Path;
 
-    use kinetoscope::analysis::common::Describe;
+    use kinetoscope::analysis::stats::Describe;
 
     use super::{cell_eq, compare_csv};
 

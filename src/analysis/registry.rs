@@ -29,7 +29,7 @@ pub const ANALYSES: &[Analysis] = &[
     // LLM decode steps and GPU operations in a time range (kernel_extractor's `stats` and
     // `extract`; no HTA counterpart)
     super::decode::ANALYSIS,
-    super::decode::EXTRACT_ANALYSIS,
+    super::gpu_ops::ANALYSIS,
 ];
 
 /// The analysis called `name`.

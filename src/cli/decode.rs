@@ -7,7 +7,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
 use kinetoscope::analysis::api::{parse_int_list, select_ranks, Context, Params};
-use kinetoscope::analysis::decode::{extract, parse_range, AVERAGES_TABLE, DEFAULT_START_KERNEL};
+use kinetoscope::analysis::decode::{AVERAGES_TABLE, DEFAULT_START_KERNEL};
+use kinetoscope::analysis::gpu_ops::{extract, parse_range};
 use kinetoscope::table::Table;
 
 /// Options of `stats`.
