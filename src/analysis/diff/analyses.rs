@@ -1,5 +1,5 @@
-//! The comparisons of a diff besides the keyed ones: temporal breakdown and overlap per rank,
-//! decode-step statistics, kernel sequences (module docs of `diff`).
+//! Other analyses run on both sides of a diff and compared: the temporal breakdown and overlap per
+//! rank, decode-step statistics, kernel sequences (module docs of `diff`).
 
 use std::collections::BTreeMap;
 
