@@ -32,7 +32,7 @@ use crate::model::Trace;
 use crate::table::Table;
 use crate::table::{Chart, ReportFile};
 
-pub use diff::{diff, diff_json, diff_options_json, Diff, DIFF_OPTIONS};
+pub use diff::{diff, diff_json, diff_options_json, Diff};
 pub use warm::warm_up;
 
 /// One analysis as the page lists it (a tab with an options form).

@@ -403,3 +403,53 @@ COMMUNICATION,100.0,100.0,0.0,0.0,1.0,1.0,100.0,100.0,unchanged
     let o = run(&["diff", "diff/ranks", "diff/ranks", "--hta", "--control-ranks", "0,1"]);
     assert!(stderr(&o).contains("control ranks: HTA's TraceDiff compares one rank per side"), "{}", stderr(&o));
 }
+
+#[test]
+fn subcommands_are_snake_case_and_accept_kebab_case() {
+    // one spelling (the analysis' and the page panel's), the other accepted as an alias
+    let help = stdout(&run(&["--help"]));
+    assert!(help.contains("\n  annotated_kernels "), "{help}");
+    assert!(!help.contains("annotated-kernels"), "{help}");
+    let snake = run(&["annotated_kernels", "analysis/annotated_kernels.json", "--csv"]);
+    let kebab = run(&["annotated-kernels", "analysis/annotated_kernels.json", "--csv"]);
+    assert_eq!(snake.status.code(), Some(0), "{}", stderr(&snake));
+    eqnice!(stdout(&snake), stdout(&kebab));
+    let o = run(&["memory-bw", "analysis/memory_bw.json", "--csv"]);
+    eqnice!(stdout(&run(&["memory_bw", "analysis/memory_bw.json", "--csv"])), stdout(&o));
+}
+
+#[test]
+fn stats_extract_and_diff_take_their_options_from_the_analyses_tables() {
+    // each option of the decode, gpu_ops and diff tables is a flag, with the table's help and
+    // default (declared once: analysis::decode::ANALYSIS, gpu_ops::ANALYSIS, diff::OPTIONS)
+    let tables = [
+        ("stats", kinetoscope::analysis::decode::ANALYSIS.options, &["start_kernel"][..]),
+        ("extract", kinetoscope::analysis::gpu_ops::ANALYSIS.options, &["range"][..]),
+        ("diff", kinetoscope::analysis::diff::OPTIONS, &[][..]),
+    ];
+    for (cmd, opts, positional) in tables {
+        let help = stdout(&run(&[cmd, "--help"]));
+        for o in opts {
+            if positional.contains(&o.name) {
+                assert!(help.contains(o.help), "{cmd}: positional {}: {help}", o.name);
+                continue;
+            }
+            let flag = format!("--{}", o.name.replace('_', "-"));
+            let line = help.lines().skip_while(|l| !l.trim_start().starts_with(&flag)).take(2).collect::<Vec<_>>().join(" ");
+            assert!(line.contains(o.help), "{cmd} {flag}: {line}");
+        }
+    }
+    // stats' positional DECODE_MAX_MS and --prefill-ms are one option: not both
+    let o = run(&["stats", "decode/kineto-decode.json", "/dev/null", "none", "5", "--prefill-ms", "5"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot be used with"), "{}", stderr(&o));
+    // diff: --test-iteration needs --iteration; a bad --by names the choices; a bad step number
+    let o = run(&["diff", "diff/control.json", "diff/test.json", "--test-iteration", "2"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("--iteration <TEXT>"), "{}", stderr(&o));
+    let o = run(&["diff", "diff/control.json", "diff/test.json", "--by", "x"]);
+    assert!(stderr(&o).contains("[possible values: op, kernel, type, step, annotation]"), "{}", stderr(&o));
+    let o = run(&["diff", "diff/control.json", "diff/test.json", "--iteration", "x"]);
+    assert_eq!(o.status.code(), Some(1));
+    eqnice!("kinetoscope: option 'iteration': expected an integer, found 'x'\n", stderr(&o));
+}

@@ -21,7 +21,7 @@ use crate::util;
 /// Oracle file stems (before `__rank{r}`/variant suffixes) of the APIs implemented so far.
 const IMPLEMENTED: &[&str] = &[
     "temporal_breakdown",
-    // kernels, overlap, annotations, annotated-kernels
+    // kernels, overlap, annotations, annotated_kernels
     "gpu_kernel_breakdown",
     "gpu_kernel_breakdown_all",
     "comm_comp_overlap",

@@ -27,7 +27,7 @@ use crate::table::{Table, Unit, Values};
 
 /// Registry entry.
 pub const ANALYSIS: Analysis = Analysis {
-    name: "annotated-kernels",
+    name: "annotated_kernels",
     title: "Kernels with user annotations",
     about: "Every GPU kernel with the innermost GPU user annotation it runs under, per rank",
     hta_api: "get_gpu_kernels_with_user_annotations (SPEC §2.11)",

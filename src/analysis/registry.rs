@@ -32,8 +32,9 @@ pub const ANALYSES: &[Analysis] = &[
     super::gpu_ops::ANALYSIS,
 ];
 
-/// The analysis called `name`.
+/// The analysis called `name` (snake_case; the kebab-case spelling, `memory-bw`, is accepted).
 pub fn find(name: &str) -> Option<&'static Analysis> {
+    let name = name.replace('-', "_");
     ANALYSES.iter().find(|a| a.name == name)
 }
 

@@ -1,76 +1,94 @@
 //! `kinetoscope stats` and `kinetoscope extract`: kernel_extractor's two commands, with its
 //! positional arguments and CSV files, on every format (`analysis::decode`). `stats` runs the
 //! `decode` analysis of the registry and writes its `decode_op_averages` table; `--out DIR`
-//! writes every table of it.
+//! writes every table of it. Their options are the `decode` and `gpu_ops` analyses' tables.
 
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
+use clap::{Arg, ArgMatches, Command};
 use kinetoscope::analysis::api::{parse_int_list, select_ranks, Context, Params};
-use kinetoscope::analysis::decode::{AVERAGES_TABLE, DEFAULT_START_KERNEL};
-use kinetoscope::analysis::gpu_ops::{extract, parse_range};
+use kinetoscope::analysis::decode::{self, AVERAGES_TABLE};
+use kinetoscope::analysis::gpu_ops::{self, extract, parse_range};
+use kinetoscope::analysis::units::us;
 use kinetoscope::table::Table;
 
-/// Options of `stats`.
-#[derive(clap::Args)]
-pub struct StatsArgs {
-    /// Trace file, or a folder of per-rank traces (PaddlePaddle, PyTorch/Kineto, ...).
-    input: PathBuf,
-    /// CSV to write: operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us.
-    csv: PathBuf,
-    /// Cut each decode step at the first GPU operation whose name contains this; `none`: measure
-    /// from the step start.
-    #[arg(default_value = DEFAULT_START_KERNEL)]
-    start_kernel: String,
-    /// Steps longer than this (ms) are prefill (same as --prefill-ms).
-    decode_max_ms: Option<String>,
-    /// Steps longer than this (ms) are prefill and left out.
-    #[arg(long, value_name = "MS", conflicts_with = "decode_max_ms")]
-    prefill_ms: Option<String>,
-    /// Only steps whose duration (ms) lies in LO,HI are decode steps (either side may be empty).
-    #[arg(long, value_name = "LO,HI")]
-    decode_ms: Option<String>,
-    /// Keep the `[12.3 us]` timing suffix of operation names.
-    #[arg(long)]
-    keep_suffix: bool,
-    /// Use the CPU-side events with exactly this name (e.g. a user annotation such as
-    /// execute_model) as the steps, for traces without ProfilerStep#N / ProfileStep#N.
-    #[arg(long, value_name = "NAME")]
-    step_name: Option<String>,
-    /// A step's GPU operations are those launched from it (by correlation id), wherever they run,
-    /// not those that start and end inside it: for traces whose GPU runs behind the CPU.
-    #[arg(long)]
-    by_launch: bool,
-    /// Ranks to analyse, e.g. 0,2-5 (default: all).
-    #[arg(long, value_name = "LIST")]
-    ranks: Option<String>,
-    /// Also write every table (per-operation distributions, per step, per rank, outliers) as
-    /// DIR/<table>.csv.
-    #[arg(long, value_name = "DIR")]
-    out: Option<PathBuf>,
-    /// Write the charts (step durations, average decode step) to an SVG or PNG file.
-    #[arg(long, value_name = "FILE.svg|FILE.png")]
-    plot: Option<PathBuf>,
+use super::subcommands::{given, option_arg};
+
+/// The `stats` subcommand: kernel_extractor's positional arguments, then the options of the
+/// `decode` analysis (its table: declared once for the page and here).
+pub fn stats_command() -> Command {
+    let opts = decode::ANALYSIS.options;
+    let start = opts.iter().find(|o| o.name == "start_kernel").expect("decode has a start_kernel option");
+    let mut c = Command::new("stats")
+        .about("Per-operation timing of the average LLM decode step into a CSV (kernel_extractor's `stats`)")
+        .arg(input_arg())
+        .arg(
+            Arg::new("csv")
+                .value_name("CSV")
+                .required(true)
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("CSV to write: operation_name,avg_start_time_us,avg_end_time_us,avg_duration_us,bubble_time_us"),
+        )
+        .arg(Arg::new("start_kernel").value_name("START_KERNEL").default_value(start.default).help(start.help))
+        .arg(Arg::new("decode_max_ms").value_name("DECODE_MAX_MS").help("Steps longer than this (ms) are prefill (same as --prefill-ms)"));
+    for o in opts.iter().filter(|o| o.name != "start_kernel") {
+        let arg = option_arg(o);
+        c = c.arg(if o.name == "prefill_ms" { arg.conflicts_with("decode_max_ms") } else { arg });
+    }
+    c.arg(ranks_arg("Ranks to analyse, e.g. 0,2-5 (default: all)"))
+        .arg(
+            Arg::new("out")
+                .long("out")
+                .value_name("DIR")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Also write every table (per-operation distributions, per step, per rank, outliers) as DIR/<table>.csv"),
+        )
+        .arg(
+            Arg::new("plot")
+                .long("plot")
+                .value_name("FILE.svg|FILE.png")
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("Write the charts (step durations, average decode step) to an SVG or PNG file"),
+        )
 }
 
-/// Options of `extract`.
-#[derive(clap::Args)]
-pub struct ExtractArgs {
-    /// Trace file, or a folder of per-rank traces.
-    input: PathBuf,
-    /// CSV to write: kernel_name,start_time_us,end_time_us,duration_us (with a leading rank column
-    /// when there are several ranks).
-    csv: PathBuf,
-    /// START,END in µs, on the trace's clock (Paddle: args.start_time; else ts), e.g.
-    /// 2684054.000,2687705.250.
-    #[arg(allow_hyphen_values = true)]
-    range: String,
-    /// Keep the `[12.3 us]` timing suffix of operation names.
-    #[arg(long)]
-    keep_suffix: bool,
-    /// Ranks to extract from, e.g. 0,2-5 (default: all).
-    #[arg(long, value_name = "LIST")]
-    ranks: Option<String>,
+/// The `extract` subcommand: kernel_extractor's positional arguments, then the options of the
+/// `gpu_ops` analysis but its range (here the third argument).
+pub fn extract_command() -> Command {
+    let opts = gpu_ops::ANALYSIS.options;
+    let range = opts.iter().find(|o| o.name == "range").expect("gpu_ops has a range option");
+    let mut c = Command::new("extract")
+        .about("GPU operations inside a time range into a CSV (kernel_extractor's `extract`)")
+        .arg(input_arg())
+        .arg(Arg::new("csv").value_name("CSV").required(true).value_parser(clap::value_parser!(PathBuf)).help(
+            "CSV to write: kernel_name,start_time_us,end_time_us,duration_us (with a leading rank column when there are several ranks)",
+        ))
+        .arg(Arg::new("range").value_name("RANGE").required(true).allow_hyphen_values(true).help(range.help));
+    for o in opts.iter().filter(|o| o.name != "range") {
+        c = c.arg(option_arg(o));
+    }
+    c.arg(ranks_arg("Ranks to extract from, e.g. 0,2-5 (default: all)"))
+}
+
+fn input_arg() -> Arg {
+    Arg::new("input")
+        .value_name("INPUT")
+        .required(true)
+        .value_parser(clap::value_parser!(PathBuf))
+        .help("Trace file, or a folder of per-rank traces (PaddlePaddle, PyTorch/Kineto, ...)")
+}
+
+fn ranks_arg(help: &'static str) -> Arg {
+    Arg::new("ranks").long("ranks").value_name("LIST").help(help)
+}
+
+fn ranks(m: &ArgMatches) -> Result<Option<Vec<i64>>> {
+    Ok(m.get_one::<String>("ranks").map(|s| parse_int_list(s)).transpose().context("--ranks")?.flatten())
+}
+
+fn path<'m>(m: &'m ArgMatches, name: &str) -> Result<&'m PathBuf> {
+    m.get_one::<PathBuf>(name).with_context(|| format!("missing {name} (a bug: clap requires it)"))
 }
 
 /// Refuses to write the output over the input (nothing the user gave us is modified).
@@ -95,57 +113,48 @@ fn preview(t: &Table, rows: usize) -> String {
 }
 
 /// Runs `stats`.
-pub fn run_stats(a: StatsArgs) -> Result<()> {
-    check_output(&a.input, &a.csv)?;
-    let ranks = a.ranks.as_deref().map(parse_int_list).transpose().context("--ranks")?.flatten();
-    let flag = |b: bool| if b { "true" } else { "false" };
-    let mut given = vec![("start_kernel", a.start_kernel.as_str()), ("keep_suffix", flag(a.keep_suffix)), ("by_launch", flag(a.by_launch))];
-    if let Some(ms) = a.prefill_ms.as_deref().or(a.decode_max_ms.as_deref()) {
-        given.push(("prefill_ms", ms));
+pub fn run_stats(m: &ArgMatches) -> Result<()> {
+    let (input, csv) = (path(m, "input")?, path(m, "csv")?);
+    check_output(input, csv)?;
+    let ranks = ranks(m)?;
+    let analysis = &decode::ANALYSIS;
+    let mut given = given(analysis.options, m);
+    given.extend(m.get_one::<String>("start_kernel").map(|k| ("start_kernel", k.as_str())));
+    if !given.iter().any(|(k, _)| *k == "prefill_ms") {
+        given.extend(m.get_one::<String>("decode_max_ms").map(|ms| ("prefill_ms", ms.as_str())));
     }
-    if let Some(r) = &a.decode_ms {
-        given.push(("decode_ms", r.as_str()));
-    }
-    if let Some(n) = &a.step_name {
-        given.push(("step_name", n.as_str()));
-    }
-    let analysis = &kinetoscope::analysis::decode::ANALYSIS;
     let params = Params::new(analysis.options, given)?;
-    let trace = super::input::read_trace(std::slice::from_ref(&a.input))?;
+    let trace = super::input::read_trace(std::slice::from_ref(input))?;
     let ctx = Context::new(&trace, false, ranks.as_deref())?;
     let report = (analysis.run)(&ctx, &params)?;
     let averages = report.tables.iter().find(|t| t.name == AVERAGES_TABLE).context("no averages table")?;
-    write_csv(&a.csv, averages)?;
-    if let Some(dir) = &a.out {
-        super::analysis::write_report(dir, &report)?;
+    write_csv(csv, averages)?;
+    if let Some(dir) = m.get_one::<PathBuf>("out") {
+        super::output::write_report(dir, &report)?;
     }
-    if let Some(p) = &a.plot {
-        super::analysis::write_plot(p, &report.charts)?;
+    if let Some(p) = m.get_one::<PathBuf>("plot") {
+        super::output::write_plot(p, &report.charts)?;
     }
     for n in &report.notes {
         println!("{n}");
     }
-    println!("{} operations written to {}", averages.rows(), a.csv.display());
+    println!("{} operations written to {}", averages.rows(), csv.display());
     print!("{}", preview(averages, 10));
     Ok(())
 }
 
 /// Runs `extract`.
-pub fn run_extract(a: ExtractArgs) -> Result<()> {
-    check_output(&a.input, &a.csv)?;
-    let range = parse_range(&a.range)?;
-    let ranks = a.ranks.as_deref().map(parse_int_list).transpose().context("--ranks")?.flatten();
-    let trace = super::input::read_trace(std::slice::from_ref(&a.input))?;
+pub fn run_extract(m: &ArgMatches) -> Result<()> {
+    let (input, csv) = (path(m, "input")?, path(m, "csv")?);
+    check_output(input, csv)?;
+    let range = parse_range(m.get_one::<String>("range").map(String::as_str).unwrap_or_default())?;
+    let params = Params::new(gpu_ops::ANALYSIS.options, given(gpu_ops::ANALYSIS.options, m))?;
+    let ranks = ranks(m)?;
+    let trace = super::input::read_trace(std::slice::from_ref(input))?;
     let selected = select_ranks(&trace, ranks.as_deref())?;
-    let t = extract(&trace, &selected, range, a.keep_suffix);
-    write_csv(&a.csv, &t)?;
-    println!(
-        "{} GPU operations between {} and {} µs written to {}",
-        t.rows(),
-        range.0 as f64 / 1000.0,
-        range.1 as f64 / 1000.0,
-        a.csv.display()
-    );
+    let t = extract(&trace, &selected, range, params.bool("keep_suffix"));
+    write_csv(csv, &t)?;
+    println!("{} GPU operations between {} and {} µs written to {}", t.rows(), us(range.0), us(range.1), csv.display());
     print!("{}", preview(&t, 10));
     Ok(())
 }

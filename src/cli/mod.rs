@@ -1,12 +1,13 @@
 //! Subcommands. Each lives in its own file and only wires options to the library. The analysis
 //! subcommands (`temporal`, `kernels`, ...) are built from `analysis::registry::ANALYSES`.
 
-mod analysis;
 mod analyze;
 mod decode;
 mod diff;
 mod info;
 mod input;
+mod output;
+mod subcommands;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
@@ -25,20 +26,14 @@ enum Command {
     Info(info::Args),
     /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
     Analyze(analyze::Args),
-    /// Per-operation timing of the average LLM decode step into a CSV (kernel_extractor's `stats`).
-    Stats(decode::StatsArgs),
-    /// GPU operations inside a time range into a CSV (kernel_extractor's `extract`).
-    Extract(decode::ExtractArgs),
-    /// What changed between two runs, per operator (HTA's TraceDiff).
-    Diff(diff::Args),
 }
 
 /// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
 /// come back as a [`clap::Error`] inside the error, which the caller prints as is (exit code 1).
 pub fn run() -> anyhow::Result<()> {
-    let mut cmd = Cli::command();
+    let mut cmd = Cli::command().subcommand(decode::stats_command()).subcommand(decode::extract_command()).subcommand(diff::command());
     for a in kinetoscope::analysis::registry::ANALYSES {
-        cmd = cmd.subcommand(analysis::command(a));
+        cmd = cmd.subcommand(subcommands::command(a));
     }
     let matches = match cmd.try_get_matches() {
         Ok(m) => m,
@@ -51,16 +46,19 @@ pub fn run() -> anyhow::Result<()> {
             _ => return Err(e.into()),
         },
     };
-    if let Some((name, sub)) = matches.subcommand() {
-        if let Some(a) = kinetoscope::analysis::registry::find(name) {
-            return analysis::run(a, sub);
+    match matches.subcommand() {
+        Some(("stats", sub)) => return decode::run_stats(sub),
+        Some(("extract", sub)) => return decode::run_extract(sub),
+        Some(("diff", sub)) => return diff::run(sub),
+        Some((name, sub)) => {
+            if let Some(a) = kinetoscope::analysis::registry::find(name) {
+                return subcommands::run(a, sub);
+            }
         }
+        None => {}
     }
     match Cli::from_arg_matches(&matches)?.command {
         Command::Info(a) => info::run(a),
         Command::Analyze(a) => analyze::run(a),
-        Command::Stats(a) => decode::run_stats(a),
-        Command::Extract(a) => decode::run_extract(a),
-        Command::Diff(a) => diff::run(a),
     }
 }

@@ -2,7 +2,7 @@
 //! for two traces or for two rank sets of one trace ("rank 3 against the others").
 //!
 //! [`diff_json`] takes the options as the page's forms send them (a JSON object of text values,
-//! declared once in [`DIFF_OPTIONS`] and listed for the form by [`diff_options_json`]) and does
+//! declared once in [`OPTIONS`] and listed for the form by [`diff_options_json`]) and does
 //! what `src/cli/diff.rs` does with the same flags:
 //!
 //! * the same trace on both sides: `test_ranks` is required, and an empty `control_ranks` means
@@ -21,33 +21,10 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use super::{option_texts, PageTable};
-use crate::analysis::api::{fail, parse_int_list, AnalysisError, Opt, OptKind, Params};
-use crate::analysis::decode::{start_kernel, step_name};
-use crate::analysis::diff::{hta_report, other_ranks, report, By, Device, DiffOptions, Side};
+use crate::analysis::api::{fail, parse_int_list, AnalysisError, Opt, Params};
+use crate::analysis::diff::{choices, hta_report, other_ranks, report, DiffOptions, Side, OPTIONS};
 use crate::model::Trace;
 use crate::table::{Chart, Report};
-
-/// The options of the Diff mode (the flags of `kinetoscope diff` that are not inputs, ranks or
-/// output choices), with the CLI's defaults.
-pub const DIFF_OPTIONS: &[Opt] = &[
-    Opt { name: "by", kind: OptKind::Str, default: "op", help: "The main comparison (first table, charted): operators, GPU kernels, kernel types, steps or user annotations" },
-    Opt { name: "device", kind: OptKind::Str, default: "all", help: "Events the comparison by operator counts: all, cpu (stream -1) or gpu" },
-    Opt { name: "short_names", kind: OptKind::Bool, default: "false", help: "Compare short names (templates and argument lists removed; HTA's use_short_name)" },
-    Opt { name: "iteration", kind: OptKind::Str, default: "", help: "Compare this profiler step only (empty: the average over every complete step; HTA mode: the first)" },
-    Opt { name: "test_iteration", kind: OptKind::Str, default: "", help: "The test run's step, when its number differs (empty: the same as iteration)" },
-    Opt { name: "start_kernel", kind: OptKind::Str, default: "recover_decode_task", help: "Decode steps (diff_decode) are cut at the first GPU operation containing this (none: at the step start)" },
-    Opt { name: "step_name", kind: OptKind::Str, default: "", help: "The steps of diff_decode are the CPU-side events with exactly this name (e.g. execute_model; empty: ProfilerStep#N / ProfileStep#N)" },
-    Opt { name: "by_launch", kind: OptKind::Bool, default: "false", help: "diff_decode counts a step's GPU operations by launch (correlation id), wherever they run, not by the step's window" },
-];
-
-/// The values an option of [`DIFF_OPTIONS`] may take (empty: any text of its kind).
-fn choices(name: &str) -> Vec<&'static str> {
-    match name {
-        "by" => By::ALL.iter().map(|b| b.as_str()).collect(),
-        "device" => Device::ALL.iter().map(|d| d.as_str()).collect(),
-        _ => Vec::new(),
-    }
-}
 
 /// One option as the page's Diff form shows it.
 #[derive(Serialize)]
@@ -57,10 +34,10 @@ struct DiffOpt {
     choices: Vec<&'static str>,
 }
 
-/// [`DIFF_OPTIONS`] as JSON: `[{name, kind, default, help, choices: [text]}]` (`choices` empty
+/// [`OPTIONS`] as JSON: `[{name, kind, default, help, choices: [text]}]` (`choices` empty
 /// unless the option takes one of a few values).
 pub fn diff_options_json() -> String {
-    let list: Vec<DiffOpt> = DIFF_OPTIONS.iter().map(|opt| DiffOpt { opt, choices: choices(opt.name) }).collect();
+    let list: Vec<DiffOpt> = OPTIONS.iter().map(|opt| DiffOpt { opt, choices: choices(opt.name) }).collect();
     serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
 }
 
@@ -90,7 +67,7 @@ pub struct Diff {
 }
 
 /// Compares `control` with `test` (module docs): options `params_json` (a JSON object of
-/// [`DIFF_OPTIONS`] name → value; missing = default), ranks as text (`0,2-5`; empty = all, or
+/// [`OPTIONS`] name → value; missing = default), ranks as text (`0,2-5`; empty = all, or
 /// with the same trace on both sides, for control: every rank not in `test_ranks`), HTA mode or
 /// not. Returns the JSON of the comparison.
 pub fn diff_json(
@@ -102,7 +79,7 @@ pub fn diff_json(
     hta: bool,
 ) -> Result<String, AnalysisError> {
     let given = option_texts(params_json)?;
-    let params = Params::new(DIFF_OPTIONS, given.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
+    let params = Params::new(OPTIONS, given.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
     let d = diff(control, test, &params, control_ranks, test_ranks, hta)?;
     serde_json::to_string(&DiffPage {
         analysis: "diff",
@@ -128,15 +105,7 @@ pub fn diff(
     test_ranks: &str,
     hta: bool,
 ) -> Result<Diff, AnalysisError> {
-    let by = params.str("by");
-    let by = By::parse(by).ok_or_else(|| one_of("by", by))?;
-    let device = params.str("device");
-    let device = Device::parse(device).ok_or_else(|| one_of("device", device))?;
-    let step = |name: &str| match params.str(name).trim() {
-        "" => Ok(None),
-        n => n.parse::<i64>().map(Some).map_err(|_| AnalysisError(format!("option '{name}': expected an integer, found '{n}'"))),
-    };
-    let (iteration, test_iteration) = (step("iteration")?, step("test_iteration")?);
+    let o = DiffOptions::from_params(params)?;
     let mut control_ranks = parse_int_list(control_ranks).map_err(|e| AnalysisError(format!("control ranks: {e}")))?;
     let test_ranks = parse_int_list(test_ranks).map_err(|e| AnalysisError(format!("test ranks: {e}")))?;
     if std::ptr::eq(control, test) {
@@ -148,22 +117,14 @@ pub fn diff(
         }
     }
     if hta {
-        let iterations = (iteration, test_iteration.or(iteration));
+        let iterations = (o.iteration, o.test_iteration.or(o.iteration));
         let (report, c, t) =
-            hta_report(control, test, control_ranks.as_deref(), test_ranks.as_deref(), iterations, device, params.bool("short_names"))?;
+            hta_report(control, test, control_ranks.as_deref(), test_ranks.as_deref(), iterations, o.device, o.short_names)?;
         return Ok(Diff { report, control_ranks: vec![c], test_ranks: vec![t] });
     }
-    let mut o = DiffOptions { by, device, short_names: params.bool("short_names"), iteration, test_iteration, ..Default::default() };
-    o.decode.start_kernel = start_kernel(params.str("start_kernel"));
-    o.decode.step_name = step_name(params.str("step_name"));
-    o.decode.by_launch = params.bool("by_launch");
     let control = Side::new("control", control, control_ranks.as_deref())?;
     let test = Side::new("test", test, test_ranks.as_deref())?;
     Ok(Diff { report: report(&control, &test, &o)?, control_ranks: control.ranks(), test_ranks: test.ranks() })
-}
-
-fn one_of(name: &str, found: &str) -> AnalysisError {
-    AnalysisError(format!("option '{name}': expected one of {}, found '{found}'", choices(name).join(", ")))
 }
 
 #[cfg(test)]

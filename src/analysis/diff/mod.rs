@@ -26,109 +26,27 @@
 //! * `diff_kernel_sequences`: CPU operators whose most frequent kernel sequence changed.
 //!
 //! Files: `side.rs` (a side and the scopes summed over), `changes.rs` (keyed comparisons),
-//! `steps.rs` (step comparison), `analyses.rs` (other analyses compared side by side), `hta.rs`
+//! `steps.rs` (step comparison), `options.rs` (the options and their checks), `analyses.rs` (other analyses compared side by side), `hta.rs`
 //! (HTA's TraceDiff); this file holds the options and assembles the report.
 
 mod analyses;
 mod changes;
 mod hta;
+mod options;
 mod side;
 mod steps;
 
 pub use changes::{changes, changes_table, Change};
 pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
+pub use options::{choices, By, DiffOptions, OPTIONS};
 pub use side::{median, other_ranks, side_frames, Side};
 
 use super::api::AnalysisError;
-use super::decode::DecodeOptions;
 use super::names::plural;
 use super::units::{ms_f64, us_f64};
 use crate::table::Report;
 use changes::grouped;
 use steps::{mean_finite, rank_steps, side_steps, steps_table, StepValues};
-
-/// What the main comparison is by.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum By {
-    /// Operators (every event of the selected device) by name.
-    Op,
-    /// GPU kernels, memcpy, memset by name.
-    Kernel,
-    /// GPU work by kernel type.
-    Type,
-    /// Profiler steps, the n-th against the n-th.
-    Step,
-    /// User annotations by name.
-    Annotation,
-}
-
-impl By {
-    /// Every choice, in the order of the tables.
-    pub const ALL: [By; 5] = [By::Op, By::Kernel, By::Type, By::Step, By::Annotation];
-
-    /// `op`, `kernel`, `type`, `step`, `annotation`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            By::Op => "op",
-            By::Kernel => "kernel",
-            By::Type => "type",
-            By::Step => "step",
-            By::Annotation => "annotation",
-        }
-    }
-
-    /// The choice spelled `s`.
-    pub fn parse(s: &str) -> Option<By> {
-        By::ALL.into_iter().find(|b| b.as_str() == s.trim())
-    }
-
-    /// Heading of the key column.
-    fn key_column(self) -> &'static str {
-        match self {
-            By::Type => "kernel_type",
-            By::Annotation => "annotation",
-            By::Step => "step",
-            By::Op | By::Kernel => "name",
-        }
-    }
-}
-
-/// Options of [`report`].
-#[derive(Debug, Clone, PartialEq)]
-pub struct DiffOptions {
-    /// The main comparison (first table, charted).
-    pub by: By,
-    /// Rows `diff_by_op` counts.
-    pub device: Device,
-    /// Compare operator and kernel names shortened (§1.12).
-    pub short_names: bool,
-    /// Compare this step only (`None`: the average over every complete step).
-    pub iteration: Option<i64>,
-    /// The test side's step when it differs from `iteration` (HTA's `test_iteration`).
-    pub test_iteration: Option<i64>,
-    /// How decode steps are found for `diff_decode`.
-    pub decode: DecodeOptions,
-}
-
-impl DiffOptions {
-    /// The steps compared on the control and on the test side.
-    fn iterations(&self) -> (Option<i64>, Option<i64>) {
-        (self.iteration, self.test_iteration.or(self.iteration))
-    }
-}
-
-impl Default for DiffOptions {
-    fn default() -> Self {
-        DiffOptions {
-            by: By::Op,
-            device: Device::All,
-            short_names: false,
-            iteration: None,
-            test_iteration: None,
-            decode: DecodeOptions::default(),
-        }
-    }
-}
 
 /// `+1.2 ms` / `−40.0 µs`.
 fn signed_time(ns: f64) -> String {

@@ -1,0 +1,55 @@
+//! What every subcommand writes: each table as `DIR/<table>.csv` and each produced file (`--out`),
+//! the charts as SVG or PNG (`--plot`), the tables as text, CSV or JSON on stdout.
+
+use std::io::Write;
+
+use anyhow::{Context as _, Result};
+use kinetoscope::table::Report;
+
+/// Writes `charts` to `path`: PNG if it ends in `.png`, else SVG.
+pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::table::Chart]) -> Result<()> {
+    use kinetoscope::chart::draw::{charts_png, charts_svg};
+    let png = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("png"));
+    let bytes = if png { charts_png(charts) } else { charts_svg(charts).map(String::into_bytes) }.map_err(anyhow::Error::msg)?;
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+}
+
+/// Writes each table of `report` as `dir/<name>.csv` and each produced file into `dir`.
+pub fn write_report(dir: &std::path::Path, report: &Report) -> Result<usize> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    for t in &report.tables {
+        let p = dir.join(format!("{}.csv", t.name));
+        std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
+    }
+    for f in &report.files {
+        let p = dir.join(&f.name);
+        std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
+    }
+    Ok(report.tables.len() + report.files.len())
+}
+
+/// Prints the tables of `report` as text, CSV or JSON.
+pub fn print_report(out: &mut impl Write, report: &Report, csv: bool, json: bool) -> Result<()> {
+    if json {
+        let tables: serde_json::Map<String, serde_json::Value> = report.tables.iter().map(|t| (t.name.clone(), t.to_json_rows())).collect();
+        serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "tables": tables, "notes": report.notes }))?;
+        writeln!(out)?;
+        return Ok(());
+    }
+    let several = report.tables.len() > 1;
+    for (i, t) in report.tables.iter().enumerate() {
+        if csv {
+            if several {
+                writeln!(out, "# {}", t.name)?;
+            }
+            out.write_all(t.to_csv().as_bytes())?;
+        } else {
+            if i > 0 {
+                writeln!(out)?;
+            }
+            writeln!(out, "{}", t.name)?;
+            out.write_all(t.to_text().as_bytes())?;
+        }
+    }
+    Ok(())
+}
