@@ -10,7 +10,6 @@
 
 mod blocks;
 pub mod chrome;
-mod chrome_meta;
 pub mod detect;
 pub mod inflate;
 pub mod json;
