@@ -16,7 +16,7 @@
 //! `../shared/traces/MANIFEST.md`.
 //!
 //! Here: an event object's fields, its row, the per-thread `B`/`E` pairing and the tallies.
-//! [`args`]: the `args` the model keeps. [`meta`]: the top-level keys besides `traceEvents`.
+//! `args.rs`: the `args` the model keeps. `meta.rs`: the top-level keys besides `traceEvents`.
 
 mod args;
 mod meta;
