@@ -23,7 +23,7 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
-pub use blocks::{job_range, job_to_end, parse_block, parse_range, BlockParse};
+pub use blocks::{job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).

@@ -1,8 +1,10 @@
 //! The reading side's merging: results taken in any order, merged in file order; a block whose
 //! cut was a bad guess is parsed again with the next one.
 
+use std::fmt;
+
 use super::parse::BlockParse;
-use super::wire::{extend, header, range_job, Dec, Le, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES};
+use super::wire::{extend, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES};
 use super::{Redo, Splitter};
 use crate::error::{ReadError, Warning, WarningKind};
 use crate::model::events::flags;
@@ -44,7 +46,7 @@ impl Splitter {
             return Ok(()); // the job that reads to the end of the file parses these bytes
         }
         if seq < self.next_merge || seq >= self.next_seq || self.waiting.contains_key(&seq) {
-            return Err(Fail::Damaged(format!("a result for block {seq}, not expected")));
+            return Err(Fail::Damaged(Damage::Unexpected(seq)));
         }
         self.waiting.insert(seq, (result, block));
         while let Some((result, block)) = self.waiting.remove(&self.next_merge) {
@@ -52,7 +54,7 @@ impl Splitter {
                 None => (result, block),
                 Some(Redo::Live(mut live)) => {
                     // this block's content continues the parse of the blocks since the last clean end
-                    let b = block.ok_or_else(|| Fail::Damaged("a content block's result without its block".into()))?;
+                    let b = block.ok_or(Fail::Damaged(Damage::WithoutBlock))?;
                     let b = header(&b)?;
                     live.push(file, b.content);
                     self.reparsed += b.content.len() as u64;
@@ -101,7 +103,7 @@ impl Splitter {
             }
             let error = d.bytes()?;
             if !error.is_empty() {
-                let (offset, expected, found): (u64, String, String) = serde_json::from_slice(error)?;
+                let (offset, expected, found): (u64, String, String) = serde_json::from_slice(error).map_err(WireError::Json)?;
                 return Err(Fail::Read(ReadError::new(offset, expected, found)));
             }
             let elements = d.u32()?;
@@ -109,7 +111,7 @@ impl Splitter {
             if flags & FIRST != 0 {
                 self.shape = SHAPES.get(shape as usize).copied().flatten();
             }
-            let meta: TraceMeta = serde_json::from_slice(d.bytes()?)?;
+            let meta: TraceMeta = serde_json::from_slice(d.bytes()?).map_err(WireError::Json)?;
             merge_meta(&mut rank.meta, meta);
             merge(rank, st, file, &result[d.i..], self.elements)?;
             self.elements += elements;
@@ -123,21 +125,35 @@ impl Splitter {
     }
 }
 
-/// Why merging stopped: the file's fatal error, or a result that does not decode (a bug).
+/// Why merging stopped: the file's fatal error, or a result that cannot be used (a bug).
 enum Fail {
     Read(ReadError),
-    Damaged(String),
+    Damaged(Damage),
 }
 
-impl From<String> for Fail {
-    fn from(why: String) -> Fail {
-        Fail::Damaged(why)
+/// A result that cannot be used; `Display` writes what the file's error says of it.
+enum Damage {
+    /// A result for a block that was not handed out, or came already.
+    Unexpected(u32),
+    /// A content block's result came without its block, which must be parsed again.
+    WithoutBlock,
+    /// The result does not decode.
+    Wire(WireError),
+}
+
+impl fmt::Display for Damage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Damage::Unexpected(seq) => write!(f, "a result for block {seq}, not expected"),
+            Damage::WithoutBlock => f.write_str("a content block's result without its block"),
+            Damage::Wire(e) => e.fmt(f),
+        }
     }
 }
 
-impl From<serde_json::Error> for Fail {
-    fn from(e: serde_json::Error) -> Fail {
-        Fail::Damaged(e.to_string())
+impl From<WireError> for Fail {
+    fn from(e: WireError) -> Fail {
+        Fail::Damaged(Damage::Wire(e))
     }
 }
 
@@ -155,17 +171,17 @@ fn merge_meta(m: &mut TraceMeta, p: TraceMeta) {
 
 /// Merges an encoded partial rank into `rank`, as if its events had been read right after the
 /// rank's (`elements_before`: elements of the event array before the block).
-fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8], elements_before: u32) -> Result<(), String> {
+fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8], elements_before: u32) -> Result<(), WireError> {
     let mut d = Dec { b: partial, i: 0 };
     let strs: Vec<StrId> = d.col(Dec::text)?.into_iter().map(|s| rank.strings.intern(s)).collect();
-    let s = |id: u32| strs.get(id as usize).copied().ok_or_else(|| format!("string {id} out of range"));
+    let s = |id: u32| strs.get(id as usize).copied().ok_or(WireError::StringOutOfRange(id));
     let id_vals = d.col(|d| Ok((d.u8()?, d.i64()?)))?;
     let mut ids = Vec::with_capacity(id_vals.len());
     for (tag, v) in id_vals {
         let v = if tag == 0 { IdValue::Int(v) } else { IdValue::Str(s(v as u32)?) };
         ids.push(rank.ids.intern(v));
     }
-    let id = |i: u32| ids.get(i as usize).copied().ok_or_else(|| format!("id {i} out of range"));
+    let id = |i: u32| ids.get(i as usize).copied().ok_or(WireError::IdOutOfRange(i));
     // the event columns, decoded straight into the rank's (a block has ~100k rows; this is
     // most of the merging time)
     let base = rank.events.ts.len() as u32;
@@ -176,8 +192,8 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
         ev.reserve(n.max(ev.ts.len() / 4).min(d.b.len()));
     }
     extend(&mut ev.index, d.raw(n, 4)?, |i: u32| Ok(i + elements_before))?;
-    extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or_else(|| "bad phase".to_string()))?;
-    extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or_else(|| "bad kind".to_string()))?;
+    extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or(WireError::BadPhase))?;
+    extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or(WireError::BadKind))?;
     extend(&mut ev.cat, d.raw(n, 4)?, s)?;
     extend(&mut ev.name, d.raw(n, 4)?, s)?;
     ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
@@ -193,7 +209,7 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
         ev.int_args.reserve_exact(n.max(ev.int_args.len() / 4));
     }
     for r in raw.chunks_exact(13) {
-        let arg = *IntArg::ALL.get(r[4] as usize).ok_or("bad arg")?;
+        let arg = *IntArg::ALL.get(r[4] as usize).ok_or(WireError::BadArg)?;
         ev.int_args.push((u32::read_le(&r[..4]) + base, arg, i64::read_le(&r[5..])));
     }
     for (e, k, v) in d.col(|d| Ok((d.u32()?, d.u32()?, d.f64()?)))? {
@@ -218,7 +234,7 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     rank.counts.empty_placeholders += d.u64()?;
     let c = &mut st.counts;
     for (i, k) in d.col(Dec::u64)?.into_iter().enumerate() {
-        *c.kinds.get_mut(i).ok_or("bad tally")? += k;
+        *c.kinds.get_mut(i).ok_or(WireError::BadTally)? += k;
     }
     for (i, k) in d.col(Dec::u64)?.into_iter().enumerate() {
         if k > 0 {
@@ -230,21 +246,21 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
         }
     }
     for (i, k) in d.col(Dec::u64)?.into_iter().enumerate() {
-        *c.phases.get_mut(i).ok_or("bad tally")? += k;
+        *c.phases.get_mut(i).ok_or(WireError::BadTally)? += k;
     }
     let bits = d.u8()?;
     st.hints.paddle |= bits & 1 != 0;
     st.hints.string_times |= bits & 2 != 0;
     st.hints.kineto |= bits & 4 != 0;
     rank.meta.ts_fractional_or_missing |= bits & 8 != 0;
-    let warnings: Vec<Warning> = serde_json::from_slice(d.bytes()?).map_err(|e| e.to_string())?;
+    let warnings: Vec<Warning> = serde_json::from_slice(d.bytes()?)?;
     let open = d.col(|d| Ok((d.u32()?, d.u32()?, d.col(|d| Ok((d.u32()?, d.u64()?)))?)))?;
     let pending = d.col(|d| {
         let (pid, tid, ts, offset, name, before) = (d.u32()?, d.u32()?, d.i64()?, d.u64()?, d.u32()?, d.u32()?);
         Ok(PendingEnd { pid, tid, ts, offset, name: StrId(name), warnings_before: before as usize })
     })?;
     if d.i != partial.len() {
-        return Err("trailing bytes".into());
+        return Err(WireError::TrailingBytes);
     }
     // `E`s that close a `B` of an earlier block, each where its warning (if unmatched) would
     // have gone among the block's warnings

@@ -41,8 +41,8 @@ use std::collections::BTreeMap;
 
 use super::scan::Shape;
 
-pub use parse::{job_to_end, parse_block, parse_range, BlockParse};
-pub use wire::job_range;
+pub use parse::{job_to_end, parse_block, parse_range, BlockError, BlockParse};
+pub use wire::{job_range, WireError};
 
 /// The reading side of a split file: cuts the content into blocks (or the file into range
 /// jobs; [`split`]), then merges their results ([`merge`]).
@@ -85,4 +85,59 @@ pub(super) struct Splitter {
 enum Redo {
     Live(Box<BlockParse>),
     Range { start: u64, flags: u8, to_end: bool },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_block, parse_range, BlockParse};
+    use crate::read::FileReader;
+
+    const DOC: &[u8] = br#"{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "name": "b", "ts": 3, "dur": 1}]}"#;
+
+    /// A split reader of `DOC` with 1-byte blocks (two blocks), its input ended.
+    fn split() -> FileReader {
+        let mut r = FileReader::new_split("t.json", None, 1);
+        r.push(DOC).unwrap();
+        r.end_input().unwrap();
+        r
+    }
+
+    /// The texts of the errors for blocks, jobs and results that are not what they should be
+    /// (the page shows them; they were strings before they had kinds).
+    #[test]
+    fn error_texts() {
+        let block = split().take_blocks().remove(0);
+        let mut r = FileReader::new_ranges("t.json", DOC.len() as u64, 1 << 20);
+        r.push(DOC).unwrap();
+        let job = r.take_blocks().remove(0);
+        let mut long_job = job.clone();
+        long_job.push(0);
+        let mut bad_json = block[..13].to_vec();
+        bad_json.extend_from_slice(&3u32.to_le_bytes());
+        bad_json.extend_from_slice(b"[x]");
+        let helper = [
+            (parse_block("t.json", &job).unwrap_err().to_string(), "a range job given as a content block"),
+            (parse_range("t.json", &block, b"", true).unwrap_err().to_string(), "a content block given as a range job"),
+            (BlockParse::for_job(&block).err().unwrap().to_string(), "not a range job that runs from a known start to the end of the file"),
+            (parse_block("t.json", &block[..3]).unwrap_err().to_string(), "truncated"),
+            (parse_range("t.json", &long_job, b"", true).unwrap_err().to_string(), "damaged range job"),
+            (parse_block("t.json", &bad_json).unwrap_err().to_string(), "expected value at line 1 column 2"),
+        ];
+        for (got, want) in helper {
+            assert_eq!(got, want);
+        }
+        let damaged =
+            |why: &str| format!("t.json: byte 107: expected the result of parsing a block of this file, found a damaged one ({why})");
+        let mut r = split();
+        let blocks = r.take_blocks();
+        let mut unexpected = parse_block("t.json", &blocks[0]).unwrap();
+        unexpected[0] = 7;
+        assert_eq!(r.add_partial(unexpected, None).unwrap_err().to_string(), damaged("a result for block 7, not expected"));
+        assert_eq!(r.add_partial(vec![0; 5], None).unwrap_err().to_string(), damaged("truncated"));
+        let mut r = split();
+        let blocks = r.take_blocks();
+        let mut longer = parse_block("t.json", &blocks[0]).unwrap();
+        longer.push(9);
+        assert_eq!(r.add_partial(longer, Some(blocks[0].clone())).unwrap_err().to_string(), damaged("trailing bytes"));
+    }
 }

@@ -1,7 +1,11 @@
 //! The helper's side: parsing one block or range job into an encoded result, with the same
 //! scanner and [`ChromeSink`] as a sequential read.
 
+use std::fmt;
+use std::num::TryFromIntError;
+
 use super::split::find_cut;
+use super::wire::WireError;
 use super::wire::{
     encode_partial, header, put_bytes, result_head, Header, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, RANGE, SHAPES, UNCLEAN,
 };
@@ -10,12 +14,49 @@ use crate::model::{RankTrace, TraceMeta};
 use crate::read::chrome::{ChromeSink, ChromeState};
 use crate::read::scan::{ScanSink, Scanner};
 
+/// Why a helper could not parse a block or job it was given: a bug on one side or the other,
+/// never the trace's fault (a trace's damage is in the result, for the reading side). The
+/// caller adds the file's name; `Display` writes the rest.
+#[derive(Debug)]
+pub enum BlockError {
+    /// [`parse_block`] was given a range job.
+    RangeJobAsBlock,
+    /// [`parse_range`] was given a content block.
+    BlockAsRangeJob,
+    /// [`BlockParse::for_job`] was given something other than a range job to the end of the file.
+    NotAJobToEnd,
+    /// A range job longer than this machine's address space.
+    RangeTooLong(TryFromIntError),
+    /// The block or job does not decode.
+    Wire(WireError),
+}
+
+impl fmt::Display for BlockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BlockError::RangeJobAsBlock => f.write_str("a range job given as a content block"),
+            BlockError::BlockAsRangeJob => f.write_str("a content block given as a range job"),
+            BlockError::NotAJobToEnd => f.write_str("not a range job that runs from a known start to the end of the file"),
+            BlockError::RangeTooLong(e) => e.fmt(f),
+            BlockError::Wire(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for BlockError {}
+
+impl From<WireError> for BlockError {
+    fn from(e: WireError) -> BlockError {
+        BlockError::Wire(e)
+    }
+}
+
 /// Parses one content block of the file `file` (from its split reader) into an encoded result
 /// for that reader's `add_partial`.
-pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, String> {
+pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, BlockError> {
     let h = header(block)?;
     if h.flags & RANGE != 0 {
-        return Err("a range job given as a content block".into());
+        return Err(BlockError::RangeJobAsBlock);
     }
     Ok(parse_content(file, &h, h.base, h.content, h.flags & LAST != 0))
 }
@@ -29,10 +70,10 @@ pub fn parse_block(file: &str, block: &[u8]) -> Result<Vec<u8>, String> {
 /// itself for the first block and exact jobs) and ends at the first cut at or after the job's
 /// end; a search that reaches the end of the file makes the block run to the end (then it is
 /// the last one: the document's end is checked), or, for the start, leaves it empty.
-pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, String> {
+pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result<Option<Vec<u8>>, BlockError> {
     let h = header(job)?;
     if h.flags & RANGE == 0 {
-        return Err("a content block given as a range job".into());
+        return Err(BlockError::BlockAsRangeJob);
     }
     let begin = if h.flags & (FIRST | EXACT) != 0 {
         0
@@ -51,7 +92,7 @@ pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result
     } else {
         // from the job's end, not from `begin`: when the start's cut lies past the end, the
         // end's cut is that same cut (an empty block), as the next job finds it
-        let from = usize::try_from(h.end - h.base).map_err(|e| e.to_string())?;
+        let from = usize::try_from(h.end - h.base).map_err(BlockError::RangeTooLong)?;
         match bytes.get(from..).and_then(find_cut) {
             Some(c) => (from + c, false),
             None if at_eof => (bytes.len(), true),
@@ -106,10 +147,10 @@ impl BlockParse {
 
     /// A range job that reads from its exact start to the end of the file ([`job_to_end`]),
     /// to be fed the file's bytes from the job's start in pieces, then [`BlockParse::finish`]ed.
-    pub fn for_job(job: &[u8]) -> Result<BlockParse, String> {
+    pub fn for_job(job: &[u8]) -> Result<BlockParse, BlockError> {
         let h = header(job)?;
         if !runs_to_end(&h) {
-            return Err("not a range job that runs from a known start to the end of the file".into());
+            return Err(BlockError::NotAJobToEnd);
         }
         Ok(BlockParse::new(h.seq, h.flags, h.base, 0))
     }

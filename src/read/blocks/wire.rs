@@ -12,10 +12,70 @@
 //!   (JSON, empty if none), elements u32, shape u8, meta (JSON)`, then the partial rank
 //!   ([`encode_partial`]; decoded by the merge, straight into the file's rank).
 
+use std::fmt;
+
 use crate::error::{Warning, WarningKind};
 use crate::model::{IdValue, RankTrace};
 use crate::read::chrome::ChromeState;
 use crate::read::scan::Shape;
+
+/// Why an encoded block, job, result or partial rank does not decode: a bug, or damage on the
+/// way between the reading side and a helper; never the trace's fault. `Display` writes the
+/// text the error shows.
+#[derive(Debug)]
+pub enum WireError {
+    /// It ends before a value it announces.
+    Truncated,
+    /// A column whose length is not the number of rows.
+    ColumnLengths,
+    /// A range job of the wrong length, or whose end is before its start.
+    DamagedRangeJob,
+    /// Text that is not UTF-8.
+    Utf8(std::str::Utf8Error),
+    /// A part encoded as JSON (warnings, metadata, a block's error) that does not parse.
+    Json(serde_json::Error),
+    /// A string number past the partial rank's strings.
+    StringOutOfRange(u32),
+    /// An id number past the partial rank's ids.
+    IdOutOfRange(u32),
+    /// A phase number the model does not have.
+    BadPhase,
+    /// A kind number the model does not have.
+    BadKind,
+    /// A sparse argument number the model does not have.
+    BadArg,
+    /// A tally of kinds or phases longer than the model's.
+    BadTally,
+    /// Bytes after the end of a partial rank.
+    TrailingBytes,
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::Truncated => f.write_str("truncated"),
+            WireError::ColumnLengths => f.write_str("columns of different lengths"),
+            WireError::DamagedRangeJob => f.write_str("damaged range job"),
+            WireError::Utf8(e) => e.fmt(f),
+            WireError::Json(e) => e.fmt(f),
+            WireError::StringOutOfRange(id) => write!(f, "string {id} out of range"),
+            WireError::IdOutOfRange(id) => write!(f, "id {id} out of range"),
+            WireError::BadPhase => f.write_str("bad phase"),
+            WireError::BadKind => f.write_str("bad kind"),
+            WireError::BadArg => f.write_str("bad arg"),
+            WireError::BadTally => f.write_str("bad tally"),
+            WireError::TrailingBytes => f.write_str("trailing bytes"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+impl From<serde_json::Error> for WireError {
+    fn from(e: serde_json::Error) -> WireError {
+        WireError::Json(e)
+    }
+}
 
 /// Document shapes as a result encodes them (by position).
 pub(super) const SHAPES: [Option<Shape>; 4] = [None, Some(Shape::Object), Some(Shape::BareArray), Some(Shape::CommaList)];
@@ -50,7 +110,7 @@ pub(super) struct Header<'a> {
     pub(super) content: &'a [u8],
 }
 
-pub(super) fn header(block: &[u8]) -> Result<Header<'_>, String> {
+pub(super) fn header(block: &[u8]) -> Result<Header<'_>, WireError> {
     let mut d = Dec { b: block, i: 0 };
     let seq = d.u32()?;
     let flags = d.u8()?;
@@ -58,12 +118,12 @@ pub(super) fn header(block: &[u8]) -> Result<Header<'_>, String> {
     if flags & RANGE != 0 {
         let end = d.u64()?;
         if d.i != block.len() || end < base {
-            return Err("damaged range job".into());
+            return Err(WireError::DamagedRangeJob);
         }
         return Ok(Header { seq, flags, base, end, end_warnings: Vec::new(), content: &[] });
     }
     let w = d.bytes()?;
-    let end_warnings = if w.is_empty() { Vec::new() } else { serde_json::from_slice(w).map_err(|e| e.to_string())? };
+    let end_warnings = if w.is_empty() { Vec::new() } else { serde_json::from_slice(w)? };
     Ok(Header { seq, flags, base, end: 0, end_warnings, content: &block[d.i..] })
 }
 
@@ -226,11 +286,11 @@ pub(super) struct Dec<'a> {
 
 macro_rules! get_num {
     ($name:ident, $t:ty) => {
-        pub(super) fn $name(&mut self) -> Result<$t, String> {
+        pub(super) fn $name(&mut self) -> Result<$t, WireError> {
             const N: usize = std::mem::size_of::<$t>();
-            let s = self.b.get(self.i..self.i + N).ok_or("truncated")?;
+            let s = self.b.get(self.i..self.i + N).ok_or(WireError::Truncated)?;
             self.i += N;
-            Ok(<$t>::from_le_bytes(s.try_into().map_err(|_| "truncated")?))
+            Ok(<$t>::from_le_bytes(s.try_into().map_err(|_| WireError::Truncated)?))
         }
     };
 }
@@ -242,40 +302,40 @@ impl<'a> Dec<'a> {
     get_num!(i64, i64);
     get_num!(f64, f64);
 
-    pub(super) fn bytes(&mut self) -> Result<&'a [u8], String> {
+    pub(super) fn bytes(&mut self) -> Result<&'a [u8], WireError> {
         let n = self.u32()? as usize;
-        let s = self.b.get(self.i..self.i + n).ok_or("truncated")?;
+        let s = self.b.get(self.i..self.i + n).ok_or(WireError::Truncated)?;
         self.i += n;
         Ok(s)
     }
 
-    pub(super) fn text(&mut self) -> Result<&'a str, String> {
-        std::str::from_utf8(self.bytes()?).map_err(|e| e.to_string())
+    pub(super) fn text(&mut self) -> Result<&'a str, WireError> {
+        std::str::from_utf8(self.bytes()?).map_err(WireError::Utf8)
     }
 
     /// The bytes of a column of `n` values of `T` (its length, which must be `n`, then the
     /// values), for [`extend`].
-    pub(super) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], String> {
+    pub(super) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], WireError> {
         if self.u32()? as usize != n {
-            return Err("columns of different lengths".into());
+            return Err(WireError::ColumnLengths);
         }
-        let len = n.checked_mul(size).ok_or("truncated")?;
-        let s = self.b.get(self.i..self.i + len).ok_or("truncated")?;
+        let len = n.checked_mul(size).ok_or(WireError::Truncated)?;
+        let s = self.b.get(self.i..self.i + len).ok_or(WireError::Truncated)?;
         self.i += len;
         Ok(s)
     }
 
     /// A column of records of `size` bytes: their number and their bytes.
-    pub(super) fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), String> {
+    pub(super) fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), WireError> {
         let n = Dec { b: self.b, i: self.i }.u32()? as usize;
         Ok((n, self.raw(n, size)?))
     }
 
     /// A column of `u32`s/`i64`s/`u8`s/`u64`s: its length, then the values.
-    pub(super) fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, String>) -> Result<Vec<T>, String> {
+    pub(super) fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, WireError>) -> Result<Vec<T>, WireError> {
         let n = self.u32()? as usize;
         if n > self.b.len() {
-            return Err("truncated".into());
+            return Err(WireError::Truncated);
         }
         (0..n).map(|_| get(self)).collect()
     }
@@ -303,7 +363,7 @@ macro_rules! le {
 le!(u8, u32, i64);
 
 /// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
-pub(super) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, String>) -> Result<(), String> {
+pub(super) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
     col.reserve(raw.len() / T::SIZE);
     for c in raw.chunks_exact(T::SIZE) {
         col.push(f(T::read_le(c))?);
