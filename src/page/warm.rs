@@ -26,8 +26,9 @@ pub fn warm_up(bytes: usize) -> Result<u64, String> {
         }
         for job in jobs {
             let (start, _) = job_range(&job).ok_or("the generated trace was not read as range jobs")?;
-            let result =
-                parse_range("warm-up.json", &job, &doc[start as usize..], true)?.ok_or("a job asked for more than the whole file")?;
+            let result = parse_range("warm-up.json", &job, &doc[start as usize..], true)
+                .map_err(|e| e.to_string())?
+                .ok_or("a job asked for more than the whole file")?;
             r.add_partial(result, None).map_err(|e| e.to_string())?;
         }
     }

@@ -7,10 +7,25 @@
 //!
 //! The same [`FileReader`] serves the CLI (which reads files in 1 MiB chunks, in parallel) and the
 //! browser (which pushes `File.stream()` chunks from a Web Worker).
+//!
+//! Where things are:
+//!
+//! | format or step | files |
+//! |---|---|
+//! | a file's chunks through the steps below, one stage at a time | `mod.rs` (`FileReader`) |
+//! | Kineto / Chrome trace JSON (object or bare array; `.json`, `.json.gz`) | `scan.rs` (tokenizer: the top-level keys, then one event object at a time), `json.rs` (one object's keys and values, no tree), `chrome/` (meaning: `mod.rs` an event's fields → a row, `B`/`E` pairing, tallies; `args.rs` the `args` kept; `meta.rs` the top-level keys besides `traceEvents`) |
+//! | PaddlePaddle profiler JSON | as Kineto, in `chrome/`; what differs: `args."correlation id"` and `args.start_time`/`end_time` (exact ns) in `args.rs`, `[1.169 ms]` name suffixes kept apart, the trailing `{}` placeholder and `pid(Python)` string tids in `mod.rs`, the `ExtraInfo`/`span_index` keys in `meta.rs`; flavor from those and Paddle categories (`detect::chrome_flavor`) |
+//! | rocprof v1 `--hip-trace` JSON | as Chrome JSON (comma-led lines in `scan.rs`, string `ts` and `args.BeginNs`/`EndNs` in `chrome/`), then `rocprof/v1.rs` (`classify_v1_json`: kinds from the section names, exact ns) |
+//! | rocprof v1 `results.csv`, rocprofv3 CSV (`kernel_trace`, `memory_copy_trace`, `*_api_trace`) | `rocprof/` (`mod.rs` the table reader, `records.rs` CSV records, `v1.rs`, `v3.rs` columns → rows, `merge.rs` one rank per process, `error.rs` what a bad header or row says) |
+//! | rocprofv3 JSON (`<pid>_results.json`) | `rocprof/v3_json.rs` (buffered, read at the end with `json.rs`) |
+//! | gzip (one or more members) | `inflate.rs`, then the content's reader |
+//! | detection (from the content, never the name) | `detect.rs` (gzip magic in `mod.rs`) |
+//! | one file read by several workers in the page | `blocks/` (`split.rs` cuts blocks or range jobs, `parse.rs` a worker's parse, `merge.rs` results in file order, `wire.rs` their encodings) |
+//! | several files → one trace: ranks and links | `rank.rs` (`assemble`) |
+//! | fatal errors and counted warnings | `crate::error` (`ReadError`, `WarningKind`); kinds of the messages: `rocprof/error.rs`, `blocks/wire.rs`, `blocks/parse.rs` |
 
 mod blocks;
 pub mod chrome;
-mod chrome_meta;
 pub mod detect;
 pub mod inflate;
 pub mod json;
@@ -24,7 +39,7 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
-pub use blocks::{job_range, job_to_end, parse_block, parse_range, BlockParse};
+pub use blocks::{job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).

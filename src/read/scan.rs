@@ -658,18 +658,18 @@ mod tests {
         }
     }
 
-    fn scan(doc: &[u8], chunk: usize, direct: bool) -> (Vec<String>, Result<(), String>) {
+    fn scan(doc: &[u8], chunk: usize, direct: bool) -> (Vec<String>, Result<(), ReadError>) {
         let mut s = Scanner::default();
         let mut log = Log { direct, ..Log::default() };
         let mut r = Ok(());
         for c in doc.chunks(chunk) {
-            r = s.push(c, &mut log).map_err(|e| e.to_string());
+            r = s.push(c, &mut log);
             if r.is_err() {
                 break;
             }
         }
         if r.is_ok() {
-            r = s.finish(&mut log).map_err(|e| e.to_string());
+            r = s.finish(&mut log);
         }
         (log.seen, r)
     }

@@ -18,10 +18,13 @@
 //! [`WarningKind::BadCsvRow`] (byte offset of the row). `counts.events` is the number of rows
 //! kept. Tables we recognise but cannot use (statistics, counter collection, v1 tables without
 //! timestamps, other rocprofv3 tables) are refused with an error naming the table.
+//! What an unusable header, a skipped row or a skipped JSON record says is written in one place,
+//! `error.rs` ([`HeaderError`], [`RowError`], and the JSON reader's `RecordError`).
 //!
 //! Sources: rocprof v1 `bin/tblextr.py` and `bin/sqlitedb.py` (ROCm/rocprofiler);
 //! rocprofv3 `source/lib/output/generateCSV.cpp` (ROCm/rocprofiler-sdk).
 
+mod error;
 pub mod merge;
 pub mod records;
 pub mod v1;
@@ -35,6 +38,7 @@ use crate::model::events::flags;
 use crate::model::{Format, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
 use records::{Record, Splitter};
 
+pub use error::{HeaderError, RowError};
 pub use merge::merge_process_files;
 pub use v1::classify_v1_json;
 
@@ -164,8 +168,8 @@ impl Header {
     }
 
     /// Index of a required column.
-    pub fn need(&self, name: &str) -> Result<usize, String> {
-        self.col(name).ok_or_else(|| format!("a column \"{name}\" in the header"))
+    pub fn need(&self, name: &'static str) -> Result<usize, HeaderError> {
+        self.col(name).ok_or(HeaderError::MissingColumn(name))
     }
 }
 
@@ -227,10 +231,11 @@ fn on_record(
             CsvKind::V3Kernel => v3::KernelColumns::new(&h).map(Table::Kernel),
             CsvKind::V3MemoryCopy => v3::CopyColumns::new(&h).map(Table::Copy),
             CsvKind::V3Api => v3::ApiColumns::new(&h).map(Table::Api),
-            CsvKind::Unsupported(u) => Err(u.describe().to_string()),
+            CsvKind::Unsupported(u) => Err(HeaderError::Unsupported(u)),
         };
+        // the one place a header's error becomes the file's
         *table =
-            Some(cols.map_err(|expected| ReadError::new(rec.offset, expected, crate::error::excerpt(rec.field(0).unwrap_or_default())))?);
+            Some(cols.map_err(|e| ReadError::new(rec.offset, e.to_string(), crate::error::excerpt(rec.field(0).unwrap_or_default())))?);
         return Ok(());
     };
     let index = *next_row;
@@ -365,11 +370,11 @@ fn intern_id(rank: &mut RankTrace, id: Id<'_>) -> u32 {
 }
 
 /// Checks the field count of a data row.
-pub fn check_len(rec: &Record<'_>, header_len: usize) -> Result<(), String> {
+pub fn check_len(rec: &Record<'_>, header_len: usize) -> Result<(), RowError> {
     if rec.len() == header_len {
         Ok(())
     } else {
-        Err(format!("{} fields, the header has {header_len}", rec.len()))
+        Err(RowError::FieldCount { fields: rec.len(), header: header_len })
     }
 }
 
@@ -382,13 +387,13 @@ fn parse_i64(b: &[u8]) -> Option<i64> {
 }
 
 /// A required integer column.
-pub fn int(rec: &Record<'_>, i: usize, col: &str) -> Result<i64, String> {
+pub fn int(rec: &Record<'_>, i: usize, col: &'static str) -> Result<i64, RowError> {
     let b = trimmed(rec, i);
-    parse_i64(b).ok_or_else(|| format!("{col} {} is not an integer", crate::error::excerpt(b)))
+    parse_i64(b).ok_or_else(|| RowError::NotAnInteger { col, found: crate::error::excerpt(b) })
 }
 
 /// An optional integer column: absent, empty or `None` (rocprof v1's placeholder) give `None`.
-pub fn opt_int(rec: &Record<'_>, i: Option<usize>, col: &str) -> Result<Option<i64>, String> {
+pub fn opt_int(rec: &Record<'_>, i: Option<usize>, col: &'static str) -> Result<Option<i64>, RowError> {
     let Some(i) = i else { return Ok(None) };
     let b = trimmed(rec, i);
     if b.is_empty() || b == b"None" {
@@ -398,7 +403,7 @@ pub fn opt_int(rec: &Record<'_>, i: Option<usize>, col: &str) -> Result<Option<i
 }
 
 /// An optional pid/tid column.
-pub fn opt_id<'a>(rec: &Record<'a>, i: Option<usize>, col: &str) -> Result<Id<'a>, String> {
+pub fn opt_id<'a>(rec: &Record<'a>, i: Option<usize>, col: &'static str) -> Result<Id<'a>, RowError> {
     Ok(match opt_int(rec, i, col)? {
         Some(v) => Id::Int(v),
         None => Id::Missing,
@@ -407,7 +412,7 @@ pub fn opt_id<'a>(rec: &Record<'a>, i: Option<usize>, col: &str) -> Result<Id<'a
 
 /// An agent column: `1` (ROCm 6.2/6.3), `Agent 1` (absolute/relative index) or `GPU 0`
 /// (type-relative index) give the number.
-pub fn agent(rec: &Record<'_>, i: Option<usize>, col: &str) -> Result<Option<i64>, String> {
+pub fn agent(rec: &Record<'_>, i: Option<usize>, col: &'static str) -> Result<Option<i64>, RowError> {
     let Some(i) = i else { return Ok(None) };
     let b = trimmed(rec, i);
     if b.is_empty() {
@@ -418,7 +423,7 @@ pub fn agent(rec: &Record<'_>, i: Option<usize>, col: &str) -> Result<Option<i64
     let label_ok = label.is_empty() || (label.ends_with(b" ") && label.trim_ascii().iter().all(|c| c.is_ascii_alphabetic()));
     match parse_i64(num) {
         Some(v) if label_ok => Ok(Some(v)),
-        _ => Err(format!("{col} {} is not an agent (\"Agent 1\", \"GPU 0\" or 1)", crate::error::excerpt(b))),
+        _ => Err(RowError::NotAnAgent { col, found: crate::error::excerpt(b) }),
     }
 }
 

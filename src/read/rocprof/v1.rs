@@ -27,7 +27,7 @@
 //! (`,{"args":{"name":"COPY"},"ph":"M",...}`), a fragment that reads as zero events.
 
 use super::records::Record;
-use super::{check_len, int, opt_id, opt_int, Header, Row, RowCtx};
+use super::{check_len, int, opt_id, opt_int, Header, HeaderError, Row, RowCtx, RowError};
 use crate::model::events::flags;
 use crate::model::{IntArg, Kind, Phase, RankTrace};
 
@@ -46,7 +46,7 @@ pub struct Columns {
 
 impl Columns {
     /// From the header; the error says which column is missing.
-    pub fn new(h: &Header) -> Result<Columns, String> {
+    pub fn new(h: &Header) -> Result<Columns, HeaderError> {
         Ok(Columns {
             n: h.len(),
             index: h.col("Index"),
@@ -61,7 +61,7 @@ impl Columns {
     }
 
     /// Adds one data row; the error describes why it was skipped.
-    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), String> {
+    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), RowError> {
         check_len(rec, self.n)?;
         let start = int(rec, self.begin, "BeginNs")?;
         let end = int(rec, self.end, "EndNs")?;

@@ -27,7 +27,7 @@
 //! pid is filled in when the process's files are merged.
 
 use super::records::Record;
-use super::{agent, check_len, int, opt_id, opt_int, Header, Id, Row, RowCtx};
+use super::{agent, check_len, int, opt_id, opt_int, Header, HeaderError, Id, Row, RowCtx, RowError};
 use crate::model::{IntArg, Kind};
 
 /// The kind of an API trace row, from its `Domain`: `HIP_*` (runtime, compiler and their
@@ -69,7 +69,7 @@ struct Common {
 }
 
 impl Common {
-    fn new(h: &Header) -> Result<Common, String> {
+    fn new(h: &Header) -> Result<Common, HeaderError> {
         Ok(Common {
             n: h.len(),
             kind: h.col("Kind"),
@@ -95,7 +95,7 @@ struct CommonRow<'r> {
 }
 
 impl Common {
-    fn read<'r>(&self, rec: &Record<'r>, cx: &mut RowCtx<'_>) -> Result<CommonRow<'r>, String> {
+    fn read<'r>(&self, rec: &Record<'r>, cx: &mut RowCtx<'_>) -> Result<CommonRow<'r>, RowError> {
         check_len(rec, self.n)?;
         Ok(CommonRow {
             start: int(rec, self.start, "Start_Timestamp")?,
@@ -119,12 +119,12 @@ pub struct KernelColumns {
 
 impl KernelColumns {
     /// From the header; the error says which column is missing.
-    pub fn new(h: &Header) -> Result<KernelColumns, String> {
+    pub fn new(h: &Header) -> Result<KernelColumns, HeaderError> {
         Ok(KernelColumns { common: Common::new(h)?, name: h.need("Kernel_Name")?, agent: h.col("Agent_Id"), queue: h.col("Queue_Id") })
     }
 
     /// Adds one data row; the error describes why it was skipped.
-    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), String> {
+    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), RowError> {
         let c = self.common.read(rec, cx)?;
         let device = agent(rec, self.agent, "Agent_Id")?;
         let queue = opt_int(rec, self.queue, "Queue_Id")?.unwrap_or(-1);
@@ -155,7 +155,7 @@ pub struct CopyColumns {
 
 impl CopyColumns {
     /// From the header; the error says which column is missing.
-    pub fn new(h: &Header) -> Result<CopyColumns, String> {
+    pub fn new(h: &Header) -> Result<CopyColumns, HeaderError> {
         Ok(CopyColumns {
             common: Common::new(h)?,
             direction: h.need("Direction")?,
@@ -165,7 +165,7 @@ impl CopyColumns {
     }
 
     /// Adds one data row; the error describes why it was skipped.
-    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), String> {
+    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), RowError> {
         let c = self.common.read(rec, cx)?;
         let src = agent(rec, self.src, "Source_Agent_Id")?;
         let dst = agent(rec, self.dst, "Destination_Agent_Id")?;
@@ -203,12 +203,12 @@ pub struct ApiColumns {
 
 impl ApiColumns {
     /// From the header; the error says which column is missing.
-    pub fn new(h: &Header) -> Result<ApiColumns, String> {
+    pub fn new(h: &Header) -> Result<ApiColumns, HeaderError> {
         Ok(ApiColumns { common: Common::new(h)?, domain: h.need("Domain")?, function: h.need("Function")? })
     }
 
     /// Adds one data row; the error describes why it was skipped.
-    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), String> {
+    pub fn row(&self, rec: &Record<'_>, cx: &mut RowCtx<'_>) -> Result<(), RowError> {
         let c = self.common.read(rec, cx)?;
         let domain = cx.text(rec, self.domain);
         let function = cx.text(rec, self.function);

@@ -62,6 +62,7 @@ use std::borrow::Cow;
 
 use rustc_hash::FxHashMap;
 
+use super::error::RecordError;
 use super::v3::{copy_name, domain_kind};
 use super::{Id, Row, RowCtx};
 use crate::error::{ReadError, WarningKind};
@@ -212,7 +213,7 @@ fn read_process(buf: &[u8], p: &[u8], rank: &mut RankTrace, file: &str, index: &
             *index = index.saturating_add(1);
             let (offset, res) = match el {
                 JVal::Object(o) => (offset_in(buf, o), record(o, table, &t, rank, file, offset_in(buf, o), i)),
-                other => (offset_in(buf, a), Err(format!("{} instead of a record object", other.type_name()))),
+                other => (offset_in(buf, a), Err(RecordError::NotAnObject(other.type_name()))),
             };
             if let Err(detail) = res {
                 rank.warnings.add(WarningKind::MalformedEvent, file, offset, || format!("{key} record {i} (byte {offset}): {detail}"));
@@ -346,23 +347,22 @@ struct Rec {
     bytes: Option<i64>,
 }
 
-fn int_field(v: &JVal<'_>, name: &str) -> Result<i64, String> {
-    num(v).ok_or_else(|| format!("{name} is {} and not an integer", v.type_name()))
+fn int_field(v: &JVal<'_>, name: &'static str) -> Result<i64, RecordError> {
+    num(v).ok_or_else(|| RecordError::NotAnInteger { field: name, found: v.type_name() })
 }
 
-fn handle(v: &JVal<'_>, name: &str) -> Result<Option<i64>, String> {
+fn handle(v: &JVal<'_>, name: &'static str) -> Result<Option<i64>, RecordError> {
     match v {
         JVal::Object(o) => Ok(obj_int(o, "handle")),
         JVal::Null => Ok(None),
-        other => Err(format!("{name} is {} and not an object", other.type_name())),
+        other => Err(RecordError::NotAHandle { field: name, found: other.type_name() }),
     }
 }
 
-fn parse_record(o: &[u8]) -> Result<Rec, String> {
-    let jerr = |e: JsonError| format!("expected {} at record byte {}", e.expected, e.at);
-    let mut r = ObjectReader::new(o).map_err(jerr)?;
+fn parse_record(o: &[u8]) -> Result<Rec, RecordError> {
+    let mut r = ObjectReader::new(o)?;
     let mut rec = Rec::default();
-    while let Some((k, v)) = r.next_entry().map_err(jerr)? {
+    while let Some((k, v)) = r.next_entry()? {
         match &*k {
             "kind" => rec.kind = Some(int_field(&v, "kind")?),
             "operation" => rec.operation = Some(int_field(&v, "operation")?),
@@ -378,9 +378,9 @@ fn parse_record(o: &[u8]) -> Result<Rec, String> {
             "src_agent_id" => rec.src = handle(&v, "src_agent_id")?,
             "dst_agent_id" => rec.dst = handle(&v, "dst_agent_id")?,
             "dispatch_info" => {
-                let JVal::Object(d) = v else { return Err(format!("dispatch_info is {}", v.type_name())) };
-                let mut dr = ObjectReader::new(d).map_err(jerr)?;
-                while let Some((k, v)) = dr.next_entry().map_err(jerr)? {
+                let JVal::Object(d) = v else { return Err(RecordError::DispatchInfo(v.type_name())) };
+                let mut dr = ObjectReader::new(d)?;
+                while let Some((k, v)) = dr.next_entry()? {
                     match &*k {
                         "kernel_id" => rec.kernel_id = Some(int_field(&v, "kernel_id")?),
                         "agent_id" => rec.agent = handle(&v, "agent_id")?,
@@ -395,10 +395,10 @@ fn parse_record(o: &[u8]) -> Result<Rec, String> {
     Ok(rec)
 }
 
-fn record(o: &[u8], table: Table, t: &Tables, rank: &mut RankTrace, file: &str, offset: u64, index: u32) -> Result<(), String> {
+fn record(o: &[u8], table: Table, t: &Tables, rank: &mut RankTrace, file: &str, offset: u64, index: u32) -> Result<(), RecordError> {
     let rec = parse_record(o)?;
-    let start = rec.start.ok_or("no start_timestamp")?;
-    let end = rec.end.ok_or("no end_timestamp")?;
+    let start = rec.start.ok_or(RecordError::NoStart)?;
+    let end = rec.end.ok_or(RecordError::NoEnd)?;
     let kind_names = rec.kind.and_then(|k| usize::try_from(k).ok()).and_then(|k| t.kinds.get(k));
     let kind_name = kind_names.map(|k| k.0.as_str()).filter(|s| !s.is_empty());
     let op_name = || -> Cow<'_, str> {
@@ -416,7 +416,7 @@ fn record(o: &[u8], table: Table, t: &Tables, rank: &mut RankTrace, file: &str, 
     let mut cx = RowCtx { rank, file, offset, index };
     match table {
         Table::Kernel => {
-            let kernel_id = rec.kernel_id.ok_or("no dispatch_info.kernel_id")?;
+            let kernel_id = rec.kernel_id.ok_or(RecordError::NoKernelId)?;
             let name: Cow<'_, str> = match t.kernels.get(&kernel_id) {
                 Some(n) => Cow::Borrowed(n.as_str()),
                 None => Cow::Owned(format!("kernel {kernel_id}")),
@@ -461,7 +461,7 @@ fn record(o: &[u8], table: Table, t: &Tables, rank: &mut RankTrace, file: &str, 
             }
         }
         Table::Api => {
-            let domain = kind_name.ok_or_else(|| format!("kind {:?} is not in strings.buffer_records", rec.kind))?;
+            let domain = kind_name.ok_or(RecordError::UnknownKind(rec.kind))?;
             let kind = domain_kind(domain);
             let op = op_name();
             let message = if kind == Kind::Marker { rec.correlation.and_then(|c| t.markers.get(&c)) } else { None };

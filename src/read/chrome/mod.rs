@@ -14,19 +14,26 @@
 //! Spec: <https://docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU>.
 //! Kineto's writer: `libkineto/src/output_json.cpp`. Which file shows which variant:
 //! `../shared/traces/MANIFEST.md`.
+//!
+//! Here: an event object's fields, its row, the per-thread `B`/`E` pairing and the tallies.
+//! `args.rs`: the `args` the model keeps. `meta.rs`: the top-level keys besides `traceEvents`.
+
+mod args;
+mod meta;
 
 use std::borrow::Cow;
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use super::json::{JVal, ObjectReader};
-use super::scan::ScanSink;
 use crate::error::{excerpt, WarningKind};
 use crate::model::events::flags;
 use crate::model::kind::ALL_KINDS;
 use crate::model::strings::split_timing_suffix;
-use crate::model::time::{us_text_to_ns, with_unit_to_ns};
+use crate::model::time::us_text_to_ns;
 use crate::model::{EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
+use crate::read::json::{JVal, ObjectReader};
+use crate::read::scan::ScanSink;
+use args::{parse_args, ArgVals};
 
 /// Hints gathered while reading that decide which flavor of Chrome JSON this was.
 #[derive(Debug, Default, Clone)]
@@ -94,94 +101,6 @@ pub struct ChromeSink<'a> {
     pub file: &'a str,
 }
 
-/// The `args` the model keeps, read in the same pass as the event (see `parse_args`).
-#[derive(Default)]
-struct ArgVals {
-    stream: i64,
-    correlation: i64,
-    cid: i64,
-    external_id: i64,
-    /// `flags::*_ALT_KEY` bits.
-    alt: u8,
-    /// Sparse integer args, in file order (at most one per key we keep).
-    ints: Vec<(IntArg, i64)>,
-    /// `size` (a memcpy/memset's bytes under another name; applied only to those kinds).
-    size: Option<i64>,
-    /// Paddle `start_time`/`end_time`, ns (applied only to steps and GPU ops).
-    paddle: (Option<i64>, Option<i64>),
-    invalid_utf8: bool,
-}
-
-impl ArgVals {
-    /// No args seen yet (ids -1).
-    fn new() -> ArgVals {
-        ArgVals { stream: -1, correlation: -1, cid: -1, external_id: -1, ..ArgVals::default() }
-    }
-}
-
-/// Reads the args the model keeps from an `args` object into `a` (from [`ArgVals::new`]), in
-/// place: events are many and these structs are moved a lot otherwise. Pure.
-fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals) -> Result<(), super::json::JsonError> {
-    while let Some((k, v)) = r.next_entry()? {
-        let int = || v.as_i64();
-        match &*k {
-            "stream" | "stream-id" => a.stream = int().unwrap_or(-1),
-            "correlation" => a.correlation = int().unwrap_or(-1),
-            // Paddle writes `correlation id` on its runtime calls and GPU operations
-            "correlation_id" | "correlation id" => {
-                a.correlation = int().unwrap_or(-1);
-                a.alt |= flags::CORRELATION_ALT_KEY;
-            }
-            // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry
-            // both, and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel)
-            "cid" => a.cid = int().unwrap_or(-1),
-            "External id" => a.external_id = int().unwrap_or(-1),
-            "external id" | "External ID" => {
-                a.external_id = int().unwrap_or(-1);
-                a.alt |= flags::EXTERNAL_ID_ALT_KEY;
-            }
-            "size" => a.size = int(),
-            "memory bandwidth (GB/s)" => {
-                if let Some(x) = v.as_f64() {
-                    a.ints.push((IntArg::MemoryBwGbpsBits, x.to_bits() as i64));
-                }
-            }
-            "start_time" | "end_time" => {
-                if let JVal::Str(s) = &v {
-                    let ns = with_unit_to_ns(s).ok();
-                    if &*k == "start_time" {
-                        a.paddle.0 = ns;
-                    } else {
-                        a.paddle.1 = ns;
-                    }
-                }
-            }
-            other => {
-                let arg = match other {
-                    "bytes" => IntArg::Bytes,
-                    "device" => IntArg::Device,
-                    // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
-                    "BeginNs" => IntArg::BeginNs,
-                    "EndNs" => IntArg::EndNs,
-                    "wait_on_stream" => IntArg::WaitOnStream,
-                    "wait_on_cuda_event_record_corr_id" => IntArg::WaitOnEventRecordCorrelation,
-                    "Record function id" => IntArg::RecordFunctionId,
-                    _ => continue,
-                };
-                if let Some(x) = int() {
-                    a.ints.push((arg, x));
-                }
-            }
-        }
-    }
-    if a.correlation == -1 && a.cid != -1 {
-        a.correlation = a.cid;
-        a.alt |= flags::CORRELATION_ALT_KEY;
-    }
-    a.invalid_utf8 = r.invalid_utf8;
-    Ok(())
-}
-
 /// Fields of one event as found in its object.
 #[derive(Default)]
 struct Fields<'a> {
@@ -205,7 +124,7 @@ struct Fields<'a> {
 
 fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
     match v {
-        JVal::Num(t) => match super::json::parse_int(t) {
+        JVal::Num(t) => match crate::read::json::parse_int(t) {
             Some(i) => IdValue::Int(i),
             None => IdValue::Str(strings.intern(&String::from_utf8_lossy(t))),
         },
@@ -383,55 +302,11 @@ impl ChromeSink<'_> {
             }
         }
     }
-
-    /// Stores what `args` held on row `e` besides the link columns (which go into the row itself):
-    /// sparse args and counter samples.
-    fn apply_args(&mut self, e: EventId, kind: Kind, phase: Phase, a: &ArgVals, raw: &[u8], offset: u64) {
-        let ev = &mut self.rank.events;
-        for &(arg, v) in &a.ints {
-            ev.push_int_arg(e, arg, v);
-        }
-        if let (Some(size), true) = (a.size, matches!(kind, Kind::Memcpy | Kind::Memset)) {
-            ev.push_int_arg(e, IntArg::Bytes, size);
-            ev.flags[e as usize] |= flags::BYTES_ALT_KEY;
-        }
-        // Paddle: exact times on the profiler's clock (`args.start_time`, from the profiler's
-        // start) where `ts` is on the host's, truncated to the µs: what kernel_extractor reads
-        // for GPU ops and steps, and what places a runtime call or an annotation among them. The
-        // end is kept for GPU ops and steps only; other events' `dur` is exact, so it is
-        // `start + dur` there.
-        if let Some(ns) = a.paddle.0 {
-            ev.push_int_arg(e, IntArg::PaddleStartNs, ns);
-        }
-        if let (Some(ns), true) = (a.paddle.1, kind.is_device() || kind == Kind::ProfilerStep) {
-            ev.push_int_arg(e, IntArg::PaddleEndNs, ns);
-        }
-        if phase == Phase::Counter || kind == Kind::CudaProfilerRange {
-            // counter samples (every numeric arg is a series) and CUPTI range-profiler counters:
-            // rare events, so read the args again
-            if let Ok(mut r) = ObjectReader::new(raw) {
-                while let Ok(Some((k, v))) = r.next_entry() {
-                    if let Some(x) = v.as_f64() {
-                        let key = self.rank.strings.intern(&k);
-                        let ev = &mut self.rank.events;
-                        if phase == Phase::Counter {
-                            ev.counters.push((e, key, x))
-                        } else {
-                            ev.profiler_range_args.push((e, key, x))
-                        }
-                    }
-                }
-            }
-        }
-        if a.invalid_utf8 {
-            self.warn(WarningKind::InvalidUtf8, offset, "in \"args\"".into());
-        }
-    }
 }
 
 impl ScanSink for ChromeSink<'_> {
     fn meta(&mut self, key: &str, value: &[u8], offset: u64) {
-        super::chrome_meta::top_level(self, key, value, offset);
+        meta::top_level(self, key, value, offset);
     }
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {

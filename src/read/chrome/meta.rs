@@ -5,10 +5,10 @@
 
 use std::borrow::Cow;
 
-use super::chrome::ChromeSink;
-use super::json::{array_elements, JVal, ObjectReader};
+use super::ChromeSink;
 use crate::error::{excerpt, WarningKind};
 use crate::model::{DeviceProperties, DistributedInfo};
+use crate::read::json::{array_elements, JVal, ObjectReader};
 
 /// Records the top-level `key` (raw JSON `value` at `offset`) in the rank's metadata.
 pub(super) fn top_level(sink: &mut ChromeSink<'_>, key: &str, value: &[u8], offset: u64) {
@@ -33,7 +33,7 @@ pub(super) fn top_level(sink: &mut ChromeSink<'_>, key: &str, value: &[u8], offs
         "schemaVersion" => m.schema_version = text(),
         "displayTimeUnit" => m.display_time_unit = text(),
         "traceName" => m.trace_name = text(),
-        "baseTimeNanoseconds" => m.base_time_ns = text().and_then(|t| super::json::parse_int(t.as_bytes())),
+        "baseTimeNanoseconds" => m.base_time_ns = text().and_then(|t| crate::read::json::parse_int(t.as_bytes())),
         "span_index" | "ExtraInfo" => sink.st.hints.paddle = true,
         "distributedInfo" => {
             let mut d = DistributedInfo::default();

@@ -1,0 +1,143 @@
+//! Reading one Chrome-trace file on several threads: the page's Web Workers (a wasm instance each,
+//! no shared memory) split the work of a large file.
+//!
+//! 1. The reading side cuts the file into *blocks* of about `target` bytes without parsing it:
+//!    each cut goes where the bytes look like the end of one event object and the start of the
+//!    next (`}` `,` `{`), a guess. Two ways:
+//!    * *content blocks* ([`super::FileReader::new_split`]): the reading side inflates the file
+//!      and hands out the block's bytes;
+//!    * *range jobs* ([`super::FileReader::new_ranges`], uncompressed files only): the reading
+//!      side hands out only byte ranges `[k·target, (k+1)·target)`; the worker reads the bytes
+//!      itself (in the page, `File.slice`) and finds both cuts: the first cut at or after each end
+//!      of the range ([`parse_range`]). Neighbours find the same cut, since it depends only on
+//!      the file's bytes from that offset on; so the reading side never touches the content.
+//! 2. Any worker parses a block ([`parse_block`], [`parse_range`]) with the same scanner and
+//!    [`ChromeSink`](super::chrome::ChromeSink) as a sequential read: the first block from the start of the document, the
+//!    others as if right after an element of the event array. It reports whether the block
+//!    indeed ended right after an element (the cut was good) and returns the partial rank, encoded.
+//! 3. The reading side merges the partial ranks in block order ([`Splitter::arrived`]): strings
+//!    and ids are interned again, rows appended (element indexes shifted), tallies added, and `E`
+//!    events whose `B` was in an earlier block are closed. A block is used only if the one
+//!    before it ended cleanly, which makes its start a true element boundary; otherwise the cut
+//!    was a bad guess (a `},{` inside a string or a nested array) and the two blocks are parsed
+//!    again as one: here for content blocks (the parse continues with each next block until it
+//!    ends cleanly, so each byte is parsed here at most once), by a worker for range jobs (a new
+//!    job from the last clean end through the next block's range; to the end of the file, as a
+//!    stream, when the event array has closed or that job failed too). A long stretch without
+//!    events thus costs about twice its size, not its size times its number of blocks.
+//!
+//! The result is the rank a sequential read gives, row for row, string id for string id, warning
+//! for warning (tested on every trace in `../shared` and `testdata/`, with blocks down to 1 byte).
+//!
+//! Files: [`split`] (cutting), [`parse`] (a helper's parse of a block or job), [`merge`]
+//! (merging the results in file order), [`wire`] (the encodings of blocks, jobs and results).
+
+mod merge;
+mod parse;
+mod split;
+mod wire;
+
+use std::collections::BTreeMap;
+
+use super::scan::Shape;
+
+pub use parse::{job_to_end, parse_block, parse_range, BlockError, BlockParse};
+pub use wire::{job_range, WireError};
+
+/// The reading side of a split file: cuts the content into blocks (or the file into range
+/// jobs; [`split`]), then merges their results ([`merge`]).
+pub(super) struct Splitter {
+    target: usize,
+    /// Range jobs of a file of this many bytes instead of content blocks.
+    ranges: Option<u64>,
+    /// Content not yet in a block, from absolute offset `pending_at`.
+    pending: Vec<u8>,
+    pending_at: u64,
+    /// How far `pending` was searched for a cut.
+    searched: usize,
+    /// Whether the document is an object (decided from its first byte).
+    in_object: Option<bool>,
+    next_seq: u32,
+    ready: Vec<Vec<u8>>,
+    /// Results that came before their turn: (result, block), by block number.
+    waiting: BTreeMap<u32, (Vec<u8>, Option<Vec<u8>>)>,
+    next_merge: u32,
+    /// What the last used block left unfinished, to parse again with the next one.
+    redo: Option<Redo>,
+    /// Range jobs from this one on are parsed by the job that reads to the end of the file:
+    /// their own results are dropped.
+    absorbed_from: Option<u32>,
+    /// Content bytes parsed again here (content blocks whose cut was a bad guess).
+    pub(super) reparsed: u64,
+    /// Elements of the event array in the blocks merged so far.
+    elements: u32,
+    /// The document's shape, from the first block.
+    pub(super) shape: Option<Shape>,
+    /// The last block was handed out.
+    ended: bool,
+}
+
+/// What did not end after an element. Content blocks: the parse here of the blocks since the
+/// last clean end, continued with each next block until it ends cleanly (each byte is parsed
+/// here once). Range jobs: where the content began and its flags; the next job reads from there
+/// through the next block's range, or to the end of the file once that failed too or the event
+/// array has closed (a long stretch without events: no job reads it twice).
+enum Redo {
+    Live(Box<BlockParse>),
+    Range { start: u64, flags: u8, to_end: bool },
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{parse_block, parse_range, BlockParse};
+    use crate::read::FileReader;
+
+    const DOC: &[u8] = br#"{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "name": "b", "ts": 3, "dur": 1}]}"#;
+
+    /// A split reader of `DOC` with 1-byte blocks (two blocks), its input ended.
+    fn split() -> FileReader {
+        let mut r = FileReader::new_split("t.json", None, 1);
+        r.push(DOC).unwrap();
+        r.end_input().unwrap();
+        r
+    }
+
+    /// The texts of the errors for blocks, jobs and results that are not what they should be
+    /// (the page shows them; they were strings before they had kinds).
+    #[test]
+    fn error_texts() {
+        let block = split().take_blocks().remove(0);
+        let mut r = FileReader::new_ranges("t.json", DOC.len() as u64, 1 << 20);
+        r.push(DOC).unwrap();
+        let job = r.take_blocks().remove(0);
+        let mut long_job = job.clone();
+        long_job.push(0);
+        let mut bad_json = block[..13].to_vec();
+        bad_json.extend_from_slice(&3u32.to_le_bytes());
+        bad_json.extend_from_slice(b"[x]");
+        let helper = [
+            (parse_block("t.json", &job).unwrap_err().to_string(), "a range job given as a content block"),
+            (parse_range("t.json", &block, b"", true).unwrap_err().to_string(), "a content block given as a range job"),
+            (BlockParse::for_job(&block).err().unwrap().to_string(), "not a range job that runs from a known start to the end of the file"),
+            (parse_block("t.json", &block[..3]).unwrap_err().to_string(), "truncated"),
+            (parse_range("t.json", &long_job, b"", true).unwrap_err().to_string(), "damaged range job"),
+            (parse_block("t.json", &bad_json).unwrap_err().to_string(), "expected value at line 1 column 2"),
+        ];
+        for (got, want) in helper {
+            assert_eq!(got, want);
+        }
+        let damaged =
+            |why: &str| format!("t.json: byte 107: expected the result of parsing a block of this file, found a damaged one ({why})");
+        let mut r = split();
+        let blocks = r.take_blocks();
+        let mut unexpected = parse_block("t.json", &blocks[0]).unwrap();
+        unexpected[0] = 7;
+        assert_eq!(r.add_partial(unexpected, None).unwrap_err().to_string(), damaged("a result for block 7, not expected"));
+        assert_eq!(r.add_partial(vec![0; 5], None).unwrap_err().to_string(), damaged("truncated"));
+        let mut r = split();
+        let blocks = r.take_blocks();
+        let mut longer = parse_block("t.json", &blocks[0]).unwrap();
+        longer.push(9);
+        assert_eq!(r.add_partial(longer, Some(blocks[0].clone())).unwrap_err().to_string(), damaged("trailing bytes"));
+    }
+}

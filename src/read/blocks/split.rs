@@ -1,0 +1,162 @@
+//! The reading side's cutting: blocks of content cut where the bytes look like the end of one
+//! event object and the start of the next (a guess, checked when the blocks are merged), or
+//! range jobs planned from the file's size alone.
+
+use std::collections::BTreeMap;
+
+use super::wire::{block_bytes, range_job, FIRST, IN_OBJECT, LAST};
+use super::Splitter;
+use crate::error::WarningKind;
+
+/// Bytes after the target size searched for a cut before waiting for more input.
+const WINDOW: usize = 256 << 10;
+
+impl Splitter {
+    /// Content blocks of about `target` bytes.
+    pub(in crate::read) fn new(target: usize) -> Splitter {
+        Splitter {
+            target: target.max(1),
+            ranges: None,
+            pending: Vec::new(),
+            pending_at: 0,
+            searched: 0,
+            in_object: None,
+            next_seq: 0,
+            ready: Vec::new(),
+            waiting: BTreeMap::new(),
+            next_merge: 0,
+            redo: None,
+            absorbed_from: None,
+            reparsed: 0,
+            elements: 0,
+            shape: None,
+            ended: false,
+        }
+    }
+
+    /// Range jobs of about `target` bytes over an uncompressed file of `size` bytes.
+    pub(in crate::read) fn new_ranges(target: usize, size: u64) -> Splitter {
+        Splitter { ranges: Some(size), ..Splitter::new(target) }
+    }
+
+    /// Whether this splitter hands out range jobs.
+    pub(in crate::read) fn reads_ranges(&self) -> bool {
+        self.ranges.is_some()
+    }
+
+    /// Takes content bytes; closes blocks where it finds cuts. In range mode only the first
+    /// bytes matter (whether the document is an object); then every job is ready.
+    pub(in crate::read) fn content(&mut self, data: &[u8]) {
+        if let Some(size) = self.ranges {
+            if self.in_object.is_none() {
+                self.in_object = first_byte(data).map(|c| c == b'{');
+                if let Some(obj) = self.in_object {
+                    self.plan_ranges(size, obj);
+                }
+            }
+            return;
+        }
+        if self.pending.capacity() == 0 {
+            self.pending.reserve(self.target.saturating_add(WINDOW).min(1 << 30));
+        }
+        self.pending.extend_from_slice(data);
+        if self.in_object.is_none() {
+            self.in_object = first_byte(&self.pending).map(|c| c == b'{');
+        }
+        while self.pending.len() > self.target {
+            let from = self.searched.max(self.target - 1);
+            match find_cut(&self.pending[from..]) {
+                Some(k) => {
+                    let cut = from + k;
+                    self.close(cut, 0, &[]);
+                }
+                None => {
+                    // the last few bytes may be the start of a cut
+                    self.searched = self.pending.len().saturating_sub(16).max(from);
+                    break;
+                }
+            }
+        }
+    }
+
+    /// Every range job of the file: `[k·target, (k+1)·target)`, the last one to the end.
+    fn plan_ranges(&mut self, size: u64, in_object: bool) {
+        let target = self.target as u64;
+        let n = size.div_ceil(target).max(1);
+        let obj = if in_object { IN_OBJECT } else { 0 };
+        for k in 0..n {
+            let first = if k == 0 { FIRST } else { 0 };
+            let last = if k + 1 == n { LAST } else { 0 };
+            self.ready.push(range_job(k as u32, first | last | obj, k * target, self.range_end(k as u32, size)));
+        }
+        self.next_seq = n as u32;
+        self.ended = true;
+    }
+
+    /// Where range job `k` of a file of `size` bytes ends.
+    pub(super) fn range_end(&self, k: u32, size: u64) -> u64 {
+        (u64::from(k) + 1).saturating_mul(self.target as u64).min(size)
+    }
+
+    fn close(&mut self, cut: usize, extra: u8, end_warnings: &[(WarningKind, u64, String)]) {
+        let first = if self.next_seq == 0 { FIRST } else { 0 };
+        let obj = if self.in_object == Some(true) { IN_OBJECT } else { 0 };
+        let b = block_bytes(self.next_seq, first | obj | extra, self.pending_at, end_warnings, &self.pending[..cut]);
+        self.ready.push(b);
+        self.next_seq += 1;
+        self.pending.drain(..cut);
+        self.pending_at += cut as u64;
+        self.searched = 0;
+    }
+
+    /// Ends the input: the rest becomes the last block, which also carries the warnings found
+    /// at the end of the input (they come after every event's, before the scanner's own end).
+    /// Range jobs were all made at the start (an uncompressed file has no such warnings).
+    pub(in crate::read) fn end(&mut self, end_warnings: &[(WarningKind, u64, String)]) {
+        if !self.ended {
+            self.ended = true;
+            self.close(self.pending.len(), LAST, end_warnings);
+            self.pending = Vec::new();
+        }
+    }
+
+    /// The blocks or jobs made since the last call, in order.
+    pub(in crate::read) fn take_ready(&mut self) -> Vec<Vec<u8>> {
+        std::mem::take(&mut self.ready)
+    }
+
+    /// Blocks handed out whose result has not arrived yet.
+    pub(in crate::read) fn outstanding(&self) -> u32 {
+        self.next_seq - self.next_merge - self.waiting.len() as u32
+    }
+}
+
+/// The first byte of a document that is not whitespace (after a UTF-8 byte order mark).
+fn first_byte(b: &[u8]) -> Option<u8> {
+    let b = b.strip_prefix(&[0xef, 0xbb, 0xbf]).unwrap_or(b);
+    b.iter().copied().find(|c| !c.is_ascii_whitespace())
+}
+
+/// Where a block may end in `b`: just after a `}` followed by `,` and `{` (whitespace between).
+pub(super) fn find_cut(b: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while let Some(k) = memchr::memchr(b'}', &b[i..]) {
+        let at = i + k;
+        let mut j = at + 1;
+        let skip = |j: &mut usize| {
+            while *j < b.len() && b[*j].is_ascii_whitespace() {
+                *j += 1;
+            }
+        };
+        skip(&mut j);
+        if j < b.len() && b[j] == b',' {
+            j += 1;
+            skip(&mut j);
+            if j < b.len() && b[j] == b'{' {
+                return Some(at + 1);
+            }
+        }
+        i = at + 1;
+    }
+    None
+}

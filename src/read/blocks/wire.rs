@@ -1,0 +1,372 @@
+//! The encodings of blocks, range jobs and results: both ends are this code (the reading side
+//! and the helpers), so the format is private to [`super`] and has no version.
+//!
+//! All little-endian:
+//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64,
+//!   warnings (JSON, only on the last block: found at the end of the input before the scanner's
+//!   end), content`;
+//! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start, 32 parses again),
+//!   start u64, end u64`;
+//! * result: `seq u32, flags u8 (the job's), clean u8 (0 no, 1 yes, 2 no and past the event
+//!   array), start u64 (of the content parsed), error
+//!   (JSON, empty if none), elements u32, shape u8, meta (JSON)`, then the partial rank
+//!   ([`encode_partial`]; decoded by the merge, straight into the file's rank).
+
+use std::fmt;
+
+use crate::error::{Warning, WarningKind};
+use crate::model::{IdValue, RankTrace};
+use crate::read::chrome::ChromeState;
+use crate::read::scan::Shape;
+
+/// Why an encoded block, job, result or partial rank does not decode: a bug, or damage on the
+/// way between the reading side and a helper; never the trace's fault. `Display` writes the
+/// text the error shows.
+#[derive(Debug)]
+pub enum WireError {
+    /// It ends before a value it announces.
+    Truncated,
+    /// A column whose length is not the number of rows.
+    ColumnLengths,
+    /// A range job of the wrong length, or whose end is before its start.
+    DamagedRangeJob,
+    /// Text that is not UTF-8.
+    Utf8(std::str::Utf8Error),
+    /// A part encoded as JSON (warnings, metadata, a block's error) that does not parse.
+    Json(serde_json::Error),
+    /// A string number past the partial rank's strings.
+    StringOutOfRange(u32),
+    /// An id number past the partial rank's ids.
+    IdOutOfRange(u32),
+    /// A phase number the model does not have.
+    BadPhase,
+    /// A kind number the model does not have.
+    BadKind,
+    /// A sparse argument number the model does not have.
+    BadArg,
+    /// A tally of kinds or phases longer than the model's.
+    BadTally,
+    /// Bytes after the end of a partial rank.
+    TrailingBytes,
+}
+
+impl fmt::Display for WireError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WireError::Truncated => f.write_str("truncated"),
+            WireError::ColumnLengths => f.write_str("columns of different lengths"),
+            WireError::DamagedRangeJob => f.write_str("damaged range job"),
+            WireError::Utf8(e) => e.fmt(f),
+            WireError::Json(e) => e.fmt(f),
+            WireError::StringOutOfRange(id) => write!(f, "string {id} out of range"),
+            WireError::IdOutOfRange(id) => write!(f, "id {id} out of range"),
+            WireError::BadPhase => f.write_str("bad phase"),
+            WireError::BadKind => f.write_str("bad kind"),
+            WireError::BadArg => f.write_str("bad arg"),
+            WireError::BadTally => f.write_str("bad tally"),
+            WireError::TrailingBytes => f.write_str("trailing bytes"),
+        }
+    }
+}
+
+impl std::error::Error for WireError {}
+
+impl From<serde_json::Error> for WireError {
+    fn from(e: serde_json::Error) -> WireError {
+        WireError::Json(e)
+    }
+}
+
+/// Document shapes as a result encodes them (by position).
+pub(super) const SHAPES: [Option<Shape>; 4] = [None, Some(Shape::Object), Some(Shape::BareArray), Some(Shape::CommaList)];
+
+/// A block's or job's flags: the file's first block, its last, and the document is an object.
+pub(super) const FIRST: u8 = 1;
+pub(super) const LAST: u8 = 2;
+pub(super) const IN_OBJECT: u8 = 4;
+/// A range job: the worker reads the bytes itself.
+pub(super) const RANGE: u8 = 8;
+/// A range job whose start is a known element boundary (no cut to search at the start).
+pub(super) const EXACT: u8 = 16;
+/// A range job that parses again what a block whose end was a bad guess left: its result takes
+/// the place of the next block's own.
+pub(super) const REDO: u8 = 32;
+
+/// A result's `clean` byte: the block ended right after an element of the event array (or had
+/// an error, or ended the file); ended elsewhere inside it; ended after the event array had
+/// closed, where no more events can come.
+pub(super) const CLEAN: u8 = 1;
+pub(super) const UNCLEAN: u8 = 0;
+pub(super) const PAST_EVENTS: u8 = 2;
+
+/// A block's header, decoded.
+pub(super) struct Header<'a> {
+    pub(super) seq: u32,
+    pub(super) flags: u8,
+    pub(super) base: u64,
+    /// A range job's end (0 for a content block).
+    pub(super) end: u64,
+    pub(super) end_warnings: Vec<(WarningKind, u64, String)>,
+    pub(super) content: &'a [u8],
+}
+
+pub(super) fn header(block: &[u8]) -> Result<Header<'_>, WireError> {
+    let mut d = Dec { b: block, i: 0 };
+    let seq = d.u32()?;
+    let flags = d.u8()?;
+    let base = d.u64()?;
+    if flags & RANGE != 0 {
+        let end = d.u64()?;
+        if d.i != block.len() || end < base {
+            return Err(WireError::DamagedRangeJob);
+        }
+        return Ok(Header { seq, flags, base, end, end_warnings: Vec::new(), content: &[] });
+    }
+    let w = d.bytes()?;
+    let end_warnings = if w.is_empty() { Vec::new() } else { serde_json::from_slice(w)? };
+    Ok(Header { seq, flags, base, end: 0, end_warnings, content: &block[d.i..] })
+}
+
+pub(super) fn range_job(seq: u32, flags: u8, start: u64, end: u64) -> Vec<u8> {
+    let mut b = Vec::with_capacity(21);
+    b.extend_from_slice(&seq.to_le_bytes());
+    b.push(flags | RANGE);
+    b.extend_from_slice(&start.to_le_bytes());
+    b.extend_from_slice(&end.to_le_bytes());
+    b
+}
+
+/// A range job's byte range `[start, end)` in the file (`None` for a content block): the worker
+/// reads from `start` to a little past `end`, where the block's last cut is searched.
+pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
+    header(job).ok().filter(|h| h.flags & RANGE != 0).map(|h| (h.base, h.end))
+}
+
+pub(super) fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], content: &[u8]) -> Vec<u8> {
+    let w = if end_warnings.is_empty() { Vec::new() } else { serde_json::to_vec(end_warnings).unwrap_or_default() };
+    let mut b = Vec::with_capacity(17 + w.len() + content.len());
+    b.extend_from_slice(&seq.to_le_bytes());
+    b.push(flags);
+    b.extend_from_slice(&base.to_le_bytes());
+    put_bytes(&mut b, &w);
+    b.extend_from_slice(content);
+    b
+}
+
+pub(super) fn result_head(seq: u32, flags: u8, clean: u8, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
+    let mut out = seq.to_le_bytes().to_vec();
+    out.push(flags);
+    out.push(clean);
+    out.extend_from_slice(&start.to_le_bytes());
+    put_bytes(&mut out, &error.map(|e| serde_json::to_vec(e).unwrap_or_default()).unwrap_or_default());
+    out
+}
+
+pub(super) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+    out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+    out.extend_from_slice(b);
+}
+
+macro_rules! put_col {
+    ($out:expr, $col:expr) => {{
+        $out.extend_from_slice(&($col.len() as u32).to_le_bytes());
+        for x in $col.iter() {
+            $out.extend_from_slice(&x.to_le_bytes());
+        }
+    }};
+}
+
+/// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
+/// warnings, open `B` events and pending `E` events, in that order.
+pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeState) {
+    out.extend_from_slice(&(rank.strings.len() as u32).to_le_bytes());
+    for s in rank.strings.iter() {
+        put_bytes(out, s.as_bytes());
+    }
+    let ids = rank.ids.values();
+    out.extend_from_slice(&(ids.len() as u32).to_le_bytes());
+    for v in ids {
+        match v {
+            IdValue::Int(i) => {
+                out.push(0);
+                out.extend_from_slice(&i.to_le_bytes());
+            }
+            IdValue::Str(s) => {
+                out.push(1);
+                out.extend_from_slice(&i64::from(s.0).to_le_bytes());
+            }
+        }
+    }
+    let ev = &rank.events;
+    put_col!(out, ev.index);
+    put_col!(out, ev.phase.iter().map(|&p| p as u8).collect::<Vec<u8>>());
+    put_col!(out, ev.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
+    put_col!(out, ev.cat.iter().map(|s| s.0).collect::<Vec<u32>>());
+    put_col!(out, ev.name.iter().map(|s| s.0).collect::<Vec<u32>>());
+    put_col!(out, ev.ts);
+    put_col!(out, ev.dur);
+    put_col!(out, ev.pid);
+    put_col!(out, ev.tid);
+    put_col!(out, ev.stream);
+    put_col!(out, ev.correlation);
+    put_col!(out, ev.external_id);
+    put_col!(out, ev.flags);
+    out.extend_from_slice(&(ev.int_args.len() as u32).to_le_bytes());
+    for &(e, a, v) in &ev.int_args {
+        out.extend_from_slice(&e.to_le_bytes());
+        out.push(a as u8);
+        out.extend_from_slice(&v.to_le_bytes());
+    }
+    for col in [&ev.counters, &ev.profiler_range_args] {
+        out.extend_from_slice(&(col.len() as u32).to_le_bytes());
+        for &(e, k, v) in col {
+            out.extend_from_slice(&e.to_le_bytes());
+            out.extend_from_slice(&k.0.to_le_bytes());
+            out.extend_from_slice(&v.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&(ev.name_suffix.len() as u32).to_le_bytes());
+    for &(e, a, b) in &ev.name_suffix {
+        for x in [e, a, b] {
+            out.extend_from_slice(&x.to_le_bytes());
+        }
+    }
+    put_bytes(out, ev.suffix_text.as_bytes());
+    out.extend_from_slice(&(rank.process_names.len() as u32).to_le_bytes());
+    for (&pid, name) in &rank.process_names {
+        out.extend_from_slice(&pid.to_le_bytes());
+        put_bytes(out, name.as_bytes());
+    }
+    out.extend_from_slice(&(rank.thread_names.len() as u32).to_le_bytes());
+    for (&(pid, tid), name) in &rank.thread_names {
+        out.extend_from_slice(&pid.to_le_bytes());
+        out.extend_from_slice(&tid.to_le_bytes());
+        put_bytes(out, name.as_bytes());
+    }
+    out.extend_from_slice(&rank.counts.events.to_le_bytes());
+    out.extend_from_slice(&rank.counts.empty_placeholders.to_le_bytes());
+    put_col!(out, st.counts.kinds);
+    put_col!(out, st.counts.cats);
+    put_col!(out, st.counts.phases);
+    let h = &st.hints;
+    out.push(
+        u8::from(h.paddle) | u8::from(h.string_times) << 1 | u8::from(h.kineto) << 2 | u8::from(rank.meta.ts_fractional_or_missing) << 3,
+    );
+    let warnings: Vec<&Warning> = rank.warnings.iter().collect();
+    put_bytes(out, serde_json::to_string(&warnings).unwrap_or_default().as_bytes());
+    // open `B`s per thread, oldest first; threads in a fixed order
+    let mut open: Vec<_> = st.open.iter().filter(|(_, v)| !v.is_empty()).collect();
+    open.sort_by_key(|(k, _)| **k);
+    out.extend_from_slice(&(open.len() as u32).to_le_bytes());
+    for (&(pid, tid), stack) in open {
+        out.extend_from_slice(&pid.to_le_bytes());
+        out.extend_from_slice(&tid.to_le_bytes());
+        out.extend_from_slice(&(stack.len() as u32).to_le_bytes());
+        for &(e, off) in stack {
+            out.extend_from_slice(&e.to_le_bytes());
+            out.extend_from_slice(&off.to_le_bytes());
+        }
+    }
+    out.extend_from_slice(&(st.pending_ends.len() as u32).to_le_bytes());
+    for p in &st.pending_ends {
+        out.extend_from_slice(&p.pid.to_le_bytes());
+        out.extend_from_slice(&p.tid.to_le_bytes());
+        out.extend_from_slice(&p.ts.to_le_bytes());
+        out.extend_from_slice(&p.offset.to_le_bytes());
+        out.extend_from_slice(&p.name.0.to_le_bytes());
+        out.extend_from_slice(&(p.warnings_before as u32).to_le_bytes());
+    }
+}
+
+/// Cursor over an encoded block or partial rank; running past the end is an error.
+pub(super) struct Dec<'a> {
+    pub(super) b: &'a [u8],
+    pub(super) i: usize,
+}
+
+macro_rules! get_num {
+    ($name:ident, $t:ty) => {
+        pub(super) fn $name(&mut self) -> Result<$t, WireError> {
+            const N: usize = std::mem::size_of::<$t>();
+            let s = self.b.get(self.i..self.i + N).ok_or(WireError::Truncated)?;
+            self.i += N;
+            Ok(<$t>::from_le_bytes(s.try_into().map_err(|_| WireError::Truncated)?))
+        }
+    };
+}
+
+impl<'a> Dec<'a> {
+    get_num!(u8, u8);
+    get_num!(u32, u32);
+    get_num!(u64, u64);
+    get_num!(i64, i64);
+    get_num!(f64, f64);
+
+    pub(super) fn bytes(&mut self) -> Result<&'a [u8], WireError> {
+        let n = self.u32()? as usize;
+        let s = self.b.get(self.i..self.i + n).ok_or(WireError::Truncated)?;
+        self.i += n;
+        Ok(s)
+    }
+
+    pub(super) fn text(&mut self) -> Result<&'a str, WireError> {
+        std::str::from_utf8(self.bytes()?).map_err(WireError::Utf8)
+    }
+
+    /// The bytes of a column of `n` values of `T` (its length, which must be `n`, then the
+    /// values), for [`extend`].
+    pub(super) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], WireError> {
+        if self.u32()? as usize != n {
+            return Err(WireError::ColumnLengths);
+        }
+        let len = n.checked_mul(size).ok_or(WireError::Truncated)?;
+        let s = self.b.get(self.i..self.i + len).ok_or(WireError::Truncated)?;
+        self.i += len;
+        Ok(s)
+    }
+
+    /// A column of records of `size` bytes: their number and their bytes.
+    pub(super) fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), WireError> {
+        let n = Dec { b: self.b, i: self.i }.u32()? as usize;
+        Ok((n, self.raw(n, size)?))
+    }
+
+    /// A column of `u32`s/`i64`s/`u8`s/`u64`s: its length, then the values.
+    pub(super) fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, WireError>) -> Result<Vec<T>, WireError> {
+        let n = self.u32()? as usize;
+        if n > self.b.len() {
+            return Err(WireError::Truncated);
+        }
+        (0..n).map(|_| get(self)).collect()
+    }
+}
+
+/// A number as a partial rank encodes it (little-endian).
+pub(super) trait Le: Sized {
+    const SIZE: usize;
+    /// The number in `b` (exactly [`Le::SIZE`] bytes).
+    fn read_le(b: &[u8]) -> Self;
+}
+
+macro_rules! le {
+    ($($t:ty),*) => {$(
+        impl Le for $t {
+            const SIZE: usize = std::mem::size_of::<$t>();
+            fn read_le(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(b);
+                <$t>::from_le_bytes(a)
+            }
+        }
+    )*};
+}
+le!(u8, u32, i64);
+
+/// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
+pub(super) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
+    col.reserve(raw.len() / T::SIZE);
+    for c in raw.chunks_exact(T::SIZE) {
+        col.push(f(T::read_le(c))?);
+    }
+    Ok(())
+}
