@@ -5,6 +5,7 @@
 
 import { Num, parseExact, renderReport } from './report.js'; // www/build.sh inlines it in the single-file build
 import { diffPanel } from './diff.js'; // likewise
+import { $, el } from './dom.js'; // likewise
 
 // ---- platform -------------------------------------------------------------------------------------
 // The served build (dist/index.html) loads pkg/ and worker.js by URL. The single-file build
@@ -34,8 +35,6 @@ const platform = globalThis.kinetoscopePlatform ?? {
     }));
   },
 };
-
-const $ = (id) => document.getElementById(id);
 
 // One compiled module: posted to every worker (no refetch) and instantiated once on the main thread
 // for charts (plotters needs the DOM, so it cannot draw inside the worker).
@@ -681,12 +680,6 @@ function showDiff(prefix) {
 }
 
 // ---- small helpers ------------------------------------------------------------------------------------
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}
 function message(e) {
   return typeof e === 'string' ? e : e?.message ?? String(e);
 }
