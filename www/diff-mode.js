@@ -1,8 +1,7 @@
 // Diff mode: a control run and a test run read into one worker (slots 'control' and 'test'), compared by Rust's
 // diff in a diff panel (diff.js, #panel-diff). Each side takes files or a folder (picked or dropped on it); once
 // both are chosen the worker reads control, then test, and the panel runs. Choosing again reads both again in a
-// fresh worker. body[data-mode]: trace (one trace, its tabs) | diff (two runs) — the style shows one or the other;
-// `#mode=diff` in the URL hash.
+// fresh worker. The mode is body[data-mode] (setMode), and `#mode=diff` in the URL hash.
 import { $ } from './dom.js';
 import { Num, parseExact, renderReport } from './report.js';
 import { diffPanel } from './diff.js';
