@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the web page into dist/ (git-ignored; sources stay in www/):
-#   dist/index.html + style.css + app.js + report.js + diff.js + worker.js + pkg/ + sample/   for any static server (GitHub Pages)
+#   dist/index.html + style.css + www/*.js (but single-file.js) + pkg/ + sample/   for any static server (GitHub Pages)
 #   dist/kinetoscope.html   ONE self-contained file (wasm, glue, worker, sample inlined) that works from file://
 #
 # usage: www/build.sh [--serve [PORT]]      (run from anywhere; PORT defaults to 8000)
@@ -46,7 +46,10 @@ wasm-bindgen --target no-modules --no-typescript --out-dir "$tmp/nomod" "$wasm"
 echo "== dist/"
 rm -rf dist
 mkdir -p dist/sample
-cp www/index.html www/style.css www/app.js www/report.js www/diff.js www/worker.js dist/
+# every module of the page (app.js and its imports) and of the worker (worker.js and its imports); single-file.js
+# is only for dist/kinetoscope.html (the inliner below fails on a module neither app.js nor worker.js imports)
+cp www/index.html www/style.css dist/
+for js in www/*.js; do [ "$js" = www/single-file.js ] || cp "$js" dist/; done
 cp -r www/pkg dist/pkg
 name=$(basename "$sample")
 install -m 0644 "$sample" "dist/sample/$name"
@@ -62,38 +65,82 @@ echo "== dist/kinetoscope.html (single file)"
 python3 - "$tmp/nomod/kinetoscope.js" "$tmp/nomod/kinetoscope_bg.wasm" "dist/sample/$name" <<'PY'
 # Inlines style.css, the no-modules glue, the wasm (base64), the worker and the sample (base64) into
 # index.html. Each marker line below must occur exactly once; nothing inlined may close its <script>.
-import base64, html, os, re, sys
+import base64, glob, html, os, re, sys
 glue_path, wasm_path, sample_path = sys.argv[1:4]
 read = lambda p: open(p, encoding="utf-8").read()
 b64 = lambda p: base64.b64encode(open(p, "rb").read()).decode("ascii")
-
-worker_import = "import init, * as wasm from './pkg/kinetoscope.js';"
-worker = read("www/worker.js")
-lines = [l for l in worker.splitlines() if l.startswith(worker_import)]
-if len(lines) != 1:
-    sys.exit(f"build.sh: www/worker.js must have exactly one line starting with: {worker_import}")
-worker = worker.replace(lines[0], "const init = wasm_bindgen, wasm = wasm_bindgen; // glue prepended (single-file build)")
+fail = lambda msg: sys.exit(f"build.sh: {msg}")
 
 def script(body, **attrs):
     if "</script" in body.lower():
-        sys.exit("build.sh: inlined text contains '</script' and would end its element early")
+        fail("inlined text contains '</script' and would end its element early")
     a = "".join(f' {k.replace("_", "-")}="{html.escape(v)}"' for k, v in attrs.items())
     return f"<script{a}>\n{body}\n</script>"
 
-def inline_imports(src):
-    """Replaces each `import { a, b } from './m.js';` line by m.js run in its own scope, its
-    `export`ed names bound to a and b (our modules are flat: no imports of their own)."""
-    def one(m):
-        names, module = m.group(1), m.group(2)
-        body = re.sub(r"^export ", "", read(f"www/{module}"), flags=re.M)
-        if re.search(r"^\s*import\b", body, flags=re.M):
-            sys.exit(f"build.sh: www/{module} imports another module; inline_imports does not follow imports")
-        names = [n.strip() for n in names.split(",") if n.strip()]
-        return f"const {{ {', '.join(names)} }} = (() => {{ // www/{module}\n{body}\nreturn {{ {', '.join(names)} }};\n}})();"
-    out, n = re.subn(r"^import \{([^}]*)\} from '\./([\w.-]+\.js)';.*$", one, src, flags=re.M)
-    if re.search(r"^import\b", out, flags=re.M):
-        sys.exit("build.sh: www/app.js has an import inline_imports cannot inline")
-    return out
+# The one import form of our modules, one line each: `import { a, b } from './m.js';` (m.js in www/)
+IMPORT = re.compile(r"^import \{([^}\n]*)\} from '\./([\w-]+\.js)';.*$", re.M)
+# and what they export: `export [async] function[*] NAME`, `export class NAME`, `export const NAME =`
+EXPORT = re.compile(r"^export (?:async )?(?:function\*?|class|const) ([\w$]+)", re.M)
+# the worker's wasm import: in the single-file build the no-modules glue (prepended to the worker) defines wasm_bindgen
+WASM_IMPORT = "import init, * as wasm from './pkg/kinetoscope.js';"
+WASM_GLUE = "const init = wasm_bindgen, wasm = wasm_bindgen; // glue prepended (single-file build)"
+
+def inline_modules(entry, worker=False):
+    """www/ENTRY with the modules it imports, and theirs, inlined: each module once, before the modules that import
+    it (the order the browser runs them in), run in its own scope (an arrow function) that returns what others
+    import from it, as a const; each import line becomes `const { a, b } = that const;`. For the worker (a classic
+    script), the wasm import line of each module becomes WASM_GLUE. Anything else fails the build: another import
+    form, an export other than function/class/const (an exported `let` would not stay live), a name the module does
+    not export, an import cycle. Returns (text, the modules inlined)."""
+    order, wanted, path = [], {}, []
+    def visit(module):
+        if module in order:
+            return
+        if module in path:
+            fail(f"import cycle: {' -> '.join(path[path.index(module):] + [module])}")
+        if not os.path.isfile(f"www/{module}"):
+            fail(f"www/{path[-1]} imports ./{module}, which is not in www/")
+        path.append(module)
+        for m in IMPORT.finditer(read(f"www/{module}")):
+            names = [n.strip() for n in m.group(1).split(",") if n.strip()]
+            if not names or not all(re.fullmatch(r"[\w$]+", n) for n in names):
+                fail(f"www/{module}: only `import {{ a, b }} from './m.js';` can be inlined, not: {m.group(0)}")
+            wanted.setdefault(m.group(2), [])
+            wanted[m.group(2)] += [n for n in names if n not in wanted[m.group(2)]]
+            visit(m.group(2))
+        path.pop()
+        order.append(module)
+    visit(entry)
+
+    scope = lambda module: "__www_" + re.sub(r"\W", "_", module)
+    def body(module):
+        src = read(f"www/{module}")
+        if worker:
+            src = re.sub(rf"^{re.escape(WASM_IMPORT)}.*$", WASM_GLUE, src, flags=re.M)
+            if "import.meta" in src:
+                fail(f"www/{module}: import.meta does not exist in the single-file build's (classic) worker")
+        src = IMPORT.sub(lambda m: f"const {{ {m.group(1).strip()} }} = {scope(m.group(2))}; // www/{m.group(2)}, inlined above", src)
+        if module != entry:
+            exported = EXPORT.findall(src)
+            missing = [n for n in wanted[module] if n not in exported]
+            if missing:
+                fail(f"www/{module} does not export {', '.join(missing)} (or not as export function/class/const NAME)")
+            src = re.sub(r"^export (?=(?:async )?(?:function\*?|class|const) )", "", src, flags=re.M)
+        left = re.search(r"^[ \t]*(?:import(?![ \t]*[(.])\b|export\b).*$", src, flags=re.M)
+        if left:
+            fail(f"www/{module}: cannot inline this line: {left.group(0)}")
+        return src
+    parts = [f"const {scope(m)} = (() => {{ // www/{m}\n{body(m)}\nreturn {{ {', '.join(wanted[m])} }};\n}})();"
+             for m in order[:-1]]
+    return "\n".join(parts + [body(entry)]), set(order)
+
+page_js, page_modules = inline_modules("app.js")
+worker_js, worker_modules = inline_modules("worker.js", worker=True)
+if WASM_GLUE not in worker_js:
+    fail(f"www/worker.js must import the wasm with exactly: {WASM_IMPORT}")
+unused = sorted(set(os.path.basename(p) for p in glob.glob("www/*.js")) - page_modules - worker_modules - {"single-file.js"})
+if unused:
+    fail(f"{', '.join('www/' + u for u in unused)}: imported by neither app.js nor worker.js (dist/ would ship it for nothing)")
 
 page = read("www/index.html")
 parts = {
@@ -102,10 +149,10 @@ parts = {
         script(b64(wasm_path), type="application/octet-stream", id="wasm-b64"),
         script(b64(sample_path), type="application/octet-stream", id="sample-b64",
                data_name=os.path.basename(sample_path)),
-        script(worker, type="text/plain", id="worker-src"),
+        script(worker_js, type="text/plain", id="worker-src"),
         script(read(glue_path), id="wasm-glue"),
         script(read("www/single-file.js")),
-        script(inline_imports(read("www/app.js")), type="module"),
+        script(page_js, type="module"),
     ]),
 }
 for marker, replacement in parts.items():
@@ -118,7 +165,7 @@ PY
 size() { du -cb "$@" | tail -1 | cut -f1; }
 echo "== built in $((SECONDS - t0)) s"
 printf '   dist/ (index.html + assets + pkg/): %s bytes (wasm %s)\n' \
-  "$(size dist/index.html dist/style.css dist/app.js dist/report.js dist/diff.js dist/worker.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
+  "$(size dist/index.html dist/style.css dist/*.js dist/pkg)" "$(size dist/pkg/kinetoscope_bg.wasm)"
 printf '   dist/kinetoscope.html (single file, opens from file://): %s bytes\n' "$(size dist/kinetoscope.html)"
 
 if [ -n "$serve" ]; then

@@ -2,7 +2,10 @@
 // ranks, HTA mode, Run; then the one-line summary, the notes, the grouped-bar charts and every table (drawn by
 // report.js). Used by the Diff mode (two traces: #panel-diff) and by the "Compare ranks" tab of one trace
 // (#panel-compare-ranks: test ranks against the others). Display only: every number and message is Rust's.
-// www/build.sh inlines this module into the single-file build; it imports nothing (app.js hands it what it needs).
+// www/build.sh inlines this module into the single-file build. Its only import is the DOM helper; the rest (the
+// worker, the report's drawing) is handed to it in `spec`.
+
+import { el } from './dom.js';
 
 /**
  * Builds a diff panel. spec: {name (panel id suffix), title, about, options ([{name, kind, default, help,
@@ -108,11 +111,4 @@ export function diffPanel(spec) {
   hta.addEventListener('change', () => panel.runDiff());
   for (const s of form.querySelectorAll('select')) s.addEventListener('change', () => panel.runDiff());
   return panel;
-}
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
 }

@@ -2,7 +2,9 @@
 // produced files, one canvas per chart (drawn by the wasm on this thread), one sortable table per
 // result table with a stream filter and CSV download. Display only: sorting and filtering change
 // what is shown, never the numbers; every number is shown as Rust wrote it; CSVs are Rust's text.
-// www/build.sh inlines this module into the single-file build (its exports become locals of app.js).
+// www/build.sh inlines this module into the single-file build (once, its exports bound in each importer).
+
+import { el } from './dom.js';
 
 /** A number kept as its JSON text (no float rounding, no 2^53 limit); `n` is its value for sorting. */
 export class Num {
@@ -166,10 +168,3 @@ function download(blob, name) {
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
 const slug = (s) => String(s ?? '').toLowerCase().replace(/[^a-z0-9]+/g, '_').replace(/^_+|_+$/g, '');
-
-function el(tag, attrs = {}, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs)) if (v != null) node.setAttribute(k, v);
-  node.append(...children);
-  return node;
-}

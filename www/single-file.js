@@ -2,7 +2,8 @@
 // There, module scripts loaded by URL, fetch() of the .wasm and Blob *module* workers are all blocked
 // (measured, TOOLCHAIN.md §3), so www/build.sh inlines everything into <script> elements read here:
 //   #wasm-glue   the `--target no-modules` glue (classic script, defines `wasm_bindgen`), run on the page
-//   #wasm-b64    the wasm, base64        #worker-src  worker.js with its import line swapped for the glue
+//   #wasm-b64    the wasm, base64        #worker-src  worker.js with the modules it imports inlined (parse-helpers.js),
+//                                                     their wasm import lines swapped for the glue
 //   #sample-b64  the sample trace, base64, data-name = its file name
 // The worker is a classic Blob-URL worker; it gets the compiled WebAssembly.Module by postMessage.
 /* global wasm_bindgen */

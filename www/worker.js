@@ -1,4 +1,4 @@
-// Trace worker: streams each File's bytes into a wasm Session, posts back the overview JSON, then keeps the
+// Trace worker (the reading worker): streams each File's bytes into a wasm Session, posts back the overview JSON, then keeps the
 // trace and runs analyses on request. No analysis here (STYLE A7): it passes text in and JSON out. A worker
 // holds one trace (slot 'trace'), or in Diff mode two (slots 'control' and 'test'); cancel or new traces = the
 // page terminates it.
@@ -21,21 +21,18 @@
 // core), each with its own wasm instance. An uncompressed Chrome trace is cut into byte ranges that each helper reads
 // (File.slice) and parses; a gzip file is inflated here and handed out as blocks of content. This worker merges the
 // results in file order (Rust `read::blocks`). Where helpers cannot start (no nested workers), the file is parsed
-// here alone.
+// here alone. The helper pool and what a helper does are in parse-helpers.js; here, readSplit() hands out the jobs.
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
+import { chunks, helperInit, parseBlock, parseRange, startHelpers, text } from './parse-helpers.js'; // the single-file build inlines it (www/build.sh)
+
 const sessions = {}; // slot -> wasm Session, once its files are read
 let prepared = null; // after {type:'prepare'}: resolves to the helpers (or null), the wasm instance ready
 let fileWaiting = false; // a parse has come: a prepare still under way skips its warm-up
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
 
-const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e));
-
 const SPLIT_MIN = 24 << 20; // smaller files: helpers would cost more than they save
 const BLOCK_BYTES = 8 << 20;
 const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so whether helpers can read ranges)
-const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
-const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
-const PER_HELPER = 2;
 const WARM_UP_BYTES = 256 << 10, WARM_UP_ROUNDS = 8; // 2 MB of generated trace in all
 
 self.onmessage = ({ data }) => {
@@ -139,17 +136,6 @@ async function prepare({ module, warm }) {
   return pool;
 }
 
-// Chunks as File.stream() gives them, the next read already under way while one is pushed.
-async function* chunks(file) {
-  const reader = file.stream().getReader();
-  for (let next = reader.read(); ;) {
-    const chunk = await next;
-    if (chunk.done) return;
-    next = reader.read();
-    yield chunk.value;
-  }
-}
-
 async function readHere(s, file, progress) {
   s.begin_file(file.name, file.size);
   for await (const chunk of chunks(file)) {
@@ -204,123 +190,4 @@ async function readSplit(s, file, pool, blockBytes, progress) {
   if (failed) throw failed;
   s.end_file();
   return jobs;
-}
-
-// Helper workers (this script again), each given up to PER_HELPER jobs at a time; the others wait in a queue.
-async function startHelpers(module) {
-  const type = typeof wasm_bindgen === 'undefined' ? 'module' : 'classic'; // the single-file build is classic
-  const helpers = [];
-  try {
-    for (let i = 0; i < HELPERS; i++) helpers.push(new Worker(self.location.href, { type }));
-  } catch (e) {
-    for (const h of helpers) h.terminate();
-    console.warn('parse helpers unavailable, parsing in one worker:', e);
-    return null;
-  }
-  const ready = await Promise.all(helpers.map((h) => new Promise((resolve) => {
-    h.onmessage = ({ data }) => resolve(data.type === 'ready');
-    h.onerror = (e) => { e.preventDefault(); resolve(false); };
-    h.postMessage({ type: 'helper', module });
-  })));
-  const live = helpers.filter((h, i) => ready[i] || void h.terminate());
-  if (live.length === 0) {
-    console.warn('parse helpers did not start, parsing in one worker');
-    return null;
-  }
-  // Each helper gets up to PER_HELPER jobs at once, so that it reads the bytes of the next range while it parses one.
-  const slots = live.map((h) => ({ h, jobs: new Map(), dead: false })), queue = [], waiters = [];
-  let inFlight = 0, nextId = 0;
-  const settle = (slot, id, fail) => {
-    const job = slot.jobs.get(id);
-    if (!job) return;
-    slot.jobs.delete(id);
-    inFlight--;
-    fail ? job.reject(fail) : job.resolve(job.data);
-  };
-  const pump = () => {
-    for (let slot; queue.length && (slot = leastBusy()); ) {
-      const job = queue.shift(), id = nextId++;
-      slot.jobs.set(id, job);
-      slot.h.postMessage({ ...job.message, id }, job.transfer);
-    }
-    if (slots.every((s) => s.dead)) { // nobody left to parse what waits
-      for (const job of queue.splice(0)) { inFlight--; job.reject(new Error('every parse helper failed')); }
-    }
-    for (const w of waiters.splice(0)) w();
-  };
-  const leastBusy = () => slots.filter((s) => !s.dead && s.jobs.size < PER_HELPER).sort((a, b) => a.jobs.size - b.jobs.size)[0];
-  for (const slot of slots) {
-    slot.h.onmessage = ({ data }) => {
-      const job = slot.jobs.get(data.id);
-      if (job) job.data = data;
-      settle(slot, data.id, data.type === 'parsed' ? null : new Error(data.message));
-      pump();
-    };
-    slot.h.onerror = (e) => { // the helper is gone: its jobs fail and it takes no more; wake whoever waits in below()
-      e.preventDefault();
-      slot.dead = true;
-      const fail = new Error(`a parse helper failed: ${e.message || 'unknown error'}`);
-      for (const id of [...slot.jobs.keys()]) settle(slot, id, fail);
-      pump();
-    };
-  }
-  const submit = (message, transfer) => new Promise((resolve, reject) => {
-    inFlight++;
-    queue.push({ message, transfer, resolve, reject });
-    pump();
-  });
-  return {
-    size: live.length,
-    // a block of content, parsed by parse_block: resolves to {partial, block}
-    parse: (name, block) => submit({ type: 'block', name, block }, [block.buffer]),
-    // a range job, read and parsed by the helper (parse_range): resolves to {partial}
-    parseRange: (file, job, [start, end]) => submit({ type: 'range', file, job, start, end }, [job.buffer]),
-    // resolves once at most n blocks are queued or being parsed
-    below: async (n) => { while (inFlight > n) await new Promise((w) => waiters.push(w)); },
-    stop: () => { for (const h of live) h.terminate(); },
-  };
-}
-
-async function helperInit(module) {
-  try {
-    await init({ module_or_path: module });
-    self.postMessage({ type: 'ready' });
-  } catch (e) {
-    self.postMessage({ type: 'block-failed', message: text(e) });
-  }
-}
-
-function parseBlock({ id, name, block }) {
-  try {
-    const partial = wasm.parse_block(name, block);
-    self.postMessage({ type: 'parsed', id, partial, block }, [partial.buffer, block.buffer]);
-  } catch (e) {
-    self.postMessage({ type: 'block-failed', id, message: text(e) });
-  }
-}
-
-// A range job: the file's bytes from `start` to RANGE_MARGIN past `end`, further while parse_range asks for more (the
-// block's last event runs past the range's end). A job to the end of the file (a long stretch parsed again, see
-// Rust `read::blocks`) is streamed instead of read whole.
-async function parseRange({ id, file, job, start, end }) {
-  try {
-    const partial = wasm.job_to_end(job) ? await streamToEnd(file, job, start) : await readRange(file, job, start, end);
-    self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
-  } catch (e) {
-    self.postMessage({ type: 'block-failed', id, message: text(e) });
-  }
-}
-
-async function readRange(file, job, start, end) {
-  for (let stop = Math.min(file.size, end + RANGE_MARGIN); ; stop = Math.min(file.size, stop + Math.max(RANGE_MARGIN, stop - start))) {
-    const bytes = new Uint8Array(await file.slice(start, stop).arrayBuffer());
-    const partial = wasm.parse_range(file.name, job, bytes, stop === file.size);
-    if (partial) return partial;
-  }
-}
-
-async function streamToEnd(file, job, start) {
-  const stream = new wasm.JobStream(file.name, job);
-  for await (const chunk of chunks(file.slice(start))) stream.push(chunk);
-  return stream.finish();
 }

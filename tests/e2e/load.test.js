@@ -1,0 +1,231 @@
+// Browser end-to-end tests: headless Chromium drives the built page (dist/, made by www/build.sh) with
+// real traces from ../shared (and testdata/), and every number the page shows is compared with the real CLI's
+// `kinetoscope info --json` (overview) and `kinetoscope <analysis> --json` (panels) on the same files.
+// Screenshots go to tests/e2e/out/ (CI artifact). Shared setup and checks: setup.js and harness.js.
+// This file: reading traces — drop, pickers, the sample, corrupt input, the single-file build, Cancel, reading in blocks.
+import assert from 'node:assert/strict';
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { test } from 'node:test';
+import {
+  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, screenshot, shared, waitDone,
+} from './harness.js';
+import { assertChartsDrawn, assertClean, assertPanelShows, dropFile, open, sampleName, server, setUp, tmp, traceFilter } from './setup.js';
+
+/** The page shows exactly the CLI's overview: summary, top-level fields, every rank row, the warnings. */
+function assertShowsOverview(shown, overview) {
+  const { events, ranks, warnings = [], ...rest } = overview;
+  assert.equal(shown.error, null, `unexpected error box: ${shown.error}`);
+  assert.ok(shown.overviewVisible, 'overview is visible');
+  assert.ok(shown.summary.startsWith(`${grouped(events.src)} events`), `summary "${shown.summary}" starts with ${events.src} events`);
+  assert.deepEqual(shown.extra, expectedRows(rest).fields, 'top-level fields');
+  assert.equal(shown.ranks.length, ranks.length, 'one table per rank');
+  ranks.forEach((rank, i) => {
+    const want = expectedRows(rank);
+    assert.equal(shown.ranks[i].rank, rank.rank instanceof Num ? rank.rank.src : String(rank.rank ?? i));
+    assert.deepEqual(shown.ranks[i].kinds, want.kinds, `rank ${i} kinds`);
+    assert.deepEqual(shown.ranks[i].fields, want.fields, `rank ${i} fields`);
+  });
+  assert.deepEqual(shown.warnings.map((w) => [w.kind, w.count]), warnings.map((w) => [w.kind, w.count?.src]), 'warnings');
+  assert.equal(shown.warningsVisible, warnings.length > 0, 'warnings box visible iff there are warnings');
+}
+
+async function assertChart(page) {
+  if (!hasKindsChart()) return; // src/web.rs does not export draw_kinds_chart yet
+  await page.waitForFunction(() => document.getElementById('chart-kinds').dataset.drawn === '1');
+  assert.ok(await canvasInk(page, 'chart-kinds') > 2000, 'kinds chart has drawn pixels');
+}
+
+async function assertResponsive(page) {
+  const answer = await Promise.race([page.evaluate(() => 1), new Promise((ok) => setTimeout(ok, 5000, 'timeout'))]);
+  assert.equal(answer, 1, 'page answers page.evaluate within 5 s');
+}
+
+setUp();
+
+corpusTest('(a) dropping a .json.gz shows the same overview as the CLI', async () => {
+  const name = 'sampled_rank-0.json.gz';
+  const want = cliInfo(traceFilter, name);
+  assert.equal(want.status, 0, want.stderr);
+  const page = await open();
+  await dropFile(page, path.join(traceFilter, name));
+  const shown = await waitDone(page);
+  assertShowsOverview(shown, want.json);
+  assert.ok(Number(shown.ranks[0].kinds.kernel.replace(/,/g, '')) > 0, 'kernels counted');
+  await assertChart(page);
+  await screenshot(page, 'a-drop-gz');
+  assertClean(page);
+  await page.close();
+});
+
+corpusTest('(b) picking a folder of 2 ranks shows both ranks as the CLI does', async () => {
+  const names = ['sampled_rank-0.json.gz', 'sampled_rank-1.json.gz'];
+  const want = cliInfo(traceFilter, ...names);
+  assert.equal(want.status, 0, want.stderr);
+  assert.equal(want.json.ranks.length, 2);
+  const page = await open();
+  await page.setInputFiles('#folder', traceFilter); // webkitdirectory input: the whole folder
+  assertShowsOverview(await waitDone(page), want.json);
+  await screenshot(page, 'b-folder-2-ranks');
+
+  // the same two files through the multi-file picker give the same page
+  await page.setInputFiles('#file', names.map((n) => path.join(traceFilter, n)));
+  assertShowsOverview(await waitDone(page), want.json);
+  await assertChart(page);
+  assertClean(page);
+  await page.close();
+});
+
+test('(c) "Load sample" shows the bundled sample, equal to the CLI', async () => {
+  const want = cliInfo(path.join(dist, 'sample'), sampleName);
+  assert.equal(want.status, 0, want.stderr);
+  assert.notEqual(want.json.events.src, '0', 'sample has events');
+  const page = await open();
+  await page.click('#load-sample');
+  assertShowsOverview(await waitDone(page), want.json);
+  assert.match(page.url(), /#sample=1$/, 'URL hash records the sample');
+  await assertChart(page);
+  await screenshot(page, 'c-sample');
+
+  // the hash is a link that loads the sample on open
+  const again = await open(`${server.url}#sample=1`);
+  assertShowsOverview(await waitDone(again), want.json);
+  assertClean(page);
+  assertClean(again);
+  await page.close();
+  await again.close();
+});
+
+test('(d) corrupt input shows an error or warning and the page stays usable', async () => {
+  const gz = path.join(tmp, 'garbage.json.gz');
+  writeFileSync(gz, Buffer.concat([Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0, 0, 0, 0, 0, 0x03]), Buffer.from('this is not deflate data '.repeat(40))]));
+  const truncated = path.join(tmp, 'truncated.json');
+  writeFileSync(truncated, '{"traceEvents": [ {"ph":"X"');
+  const page = await open();
+  for (const file of [gz, truncated]) {
+    const want = cliInfo(tmp, path.basename(file));
+    await page.setInputFiles('#file', file);
+    const shown = await waitDone(page);
+    if (want.status !== 0) {
+      assert.ok(shown.error, `${path.basename(file)}: CLI failed (${want.stderr.trim()}), page shows an error`);
+      assert.ok(shown.error.includes(path.basename(file)), `error names the file: ${shown.error}`);
+      assert.equal(shown.overviewVisible, false);
+    } else {
+      assert.ok(want.json.warnings?.length > 0, `${path.basename(file)}: CLI accepted it, so it must warn`);
+      assertShowsOverview(shown, want.json);
+    }
+    await screenshot(page, `d-corrupt-${path.basename(file).replace(/\W+/g, '-')}`);
+    await assertResponsive(page);
+  }
+  // still usable afterwards
+  await page.click('#load-sample');
+  const shown = await waitDone(page);
+  assert.equal(shown.error, null);
+  assert.ok(shown.overviewVisible);
+  await page.close();
+});
+
+corpusTest('(e) the single-file build works from file:// including the sample', async () => {
+  const want = cliInfo(path.join(dist, 'sample'), sampleName);
+  assert.equal(want.status, 0, want.stderr);
+  const page = await open(pathToFileURL(path.join(dist, 'kinetoscope.html')).href);
+  await page.click('#load-sample');
+  assertShowsOverview(await waitDone(page), want.json);
+  await assertChart(page);
+  await screenshot(page, 'e-single-file');
+
+  // an analysis panel: run in the worker, chart drawn on the page, CSV download
+  const temporal = cliAnalysis(path.join(dist, 'sample'), 'temporal', [sampleName]);
+  assert.equal(temporal.status, 0, temporal.stderr);
+  const panel = await openTab(page, 'temporal');
+  assertPanelShows(panel, temporal.json);
+  await assertChartsDrawn(page, panel);
+  const csv = await download(page, '#panel-temporal [data-csv="temporal_breakdown"]');
+  assert.equal(csv.bytes.toString('utf8'), cliRun(path.join(dist, 'sample'), ['temporal', '--csv', sampleName]).stdout);
+  await screenshot(page, 'e-single-file-temporal');
+
+  // a real file through the picker, too (classic Blob worker + posted WebAssembly.Module)
+  const name = 'sampled_rank-1.json.gz';
+  await page.setInputFiles('#file', path.join(traceFilter, name));
+  assertShowsOverview(await waitDone(page), cliInfo(traceFilter, name).json);
+  assertClean(page);
+  await page.close();
+});
+
+corpusTest('(f) Cancel stops a large parse and the page recovers', async () => {
+  const big = path.join(tmp, 'big.json');
+  await writeBigTrace(path.join(traceFilter, 'sampled_rank-0.json.gz'), big, 60e6);
+  const page = await open();
+  await page.setInputFiles('#file', big);
+  await page.click('#cancel');
+  const shown = await waitDone(page);
+  assert.match(shown.status, /Cancelled/);
+  assert.equal(shown.error, null);
+  assert.equal(shown.overviewVisible, false, 'no overview from a cancelled parse');
+  assert.ok(await page.isEnabled('#load-sample'), 'inputs enabled again');
+  await assertResponsive(page);
+  await screenshot(page, 'f-cancelled');
+
+  // a fresh worker serves the next parse: the same file to the end, equal to the CLI; the page
+  // answers while the worker parses
+  const want = cliInfo(tmp, path.basename(big));
+  assert.equal(want.status, 0, want.stderr);
+  await page.setInputFiles('#file', big);
+  await page.waitForFunction(() => document.getElementById('progress').value > 0);
+  await assertResponsive(page);
+  await screenshot(page, 'f-progress');
+  assertShowsOverview(await waitDone(page), want.json);
+  assertClean(page);
+  await page.close();
+});
+
+corpusTest('(n) a large file is read by several workers in blocks and shows what one worker shows (the CLI\'s numbers)', async () => {
+  // small blocks so these small files take many: a gzip Kineto trace, a Paddle trace, and a trace whose event array
+  // has 30 KB of objects before and after it (every cut there is a bad guess: the stretch is parsed again in one
+  // job that streams to the end of the file)
+  const stretches = mkdtempSync(path.join(os.tmpdir(), 'kinetoscope-stretches-'));
+  const objects = (n) => Array.from({ length: n }, (_, i) => `{"id": ${i}, "name": "device ${i}"}`).join(',');
+  const events = Array.from({ length: 300 }, (_, i) => `{"ph": "X", "cat": "kernel", "name": "k${i % 7}", "ts": ${i * 10}, "dur": 5, "pid": 0, "tid": 7}`).join(',\n');
+  writeFileSync(path.join(stretches, 'stretches.json'), `{"deviceProperties": [${objects(900)}], "traceEvents": [${events}], "samples": [${objects(900)}]}`);
+  const cases = [[traceFilter, 'sampled_rank-0.json.gz', 'temporal'], [path.join(shared, 'traces', 'paddle'), 'paddle3.3.1_cpu_mlp_adam.paddle_trace.json', 'kernels'],
+    [stretches, 'stretches.json', 'kernels']];
+  for (const [dir, name, tab] of cases) {
+    const want = cliInfo(dir, name);
+    assert.equal(want.status, 0, want.stderr);
+    const page = await open();
+    await page.evaluate(() => { window.kinetoscopeSplit = { min: 1, block: 4096 }; });
+    // the standby worker (its helpers started, the reader's code warmed up) takes the file
+    await page.waitForSelector('body[data-standby="ready"]');
+    await dropFile(page, path.join(dir, name));
+    assertShowsOverview(await waitDone(page), want.json);
+    const { blocks, prepared } = await page.evaluate(() => window.__kinetoscopeStats);
+    assert.ok(blocks > 20, `${name}: read in ${blocks} blocks`);
+    assert.equal(prepared, true, `${name}: read by the standby worker`);
+    const run = cliAnalysis(dir, tab, [name]);
+    assert.equal(run.status, 0, run.stderr);
+    assertPanelShows(await openTab(page, tab), run.json, `${name} ${tab}`);
+    await screenshot(page, `n-blocks-${name.split('.')[0]}-${tab}`);
+    assertClean(page);
+    await page.close();
+  }
+  rmSync(stretches, { recursive: true, force: true });
+});
+
+/** Writes a valid Kineto trace of at least `bytes` by repeating the events of `source` (a .json.gz). */
+async function writeBigTrace(source, out, bytes) {
+  const doc = JSON.parse(gunzipSync(readFileSync(source)).toString('utf8'));
+  const { traceEvents, ...header } = doc;
+  const events = traceEvents.map((e) => JSON.stringify(e)).join(',\n');
+  const h = JSON.stringify(header);
+  const head = `${h === '{}' ? '{' : `${h.slice(0, -1)},`}\n"traceEvents": [\n`;
+  const stream = createWriteStream(out);
+  let written = 0;
+  const write = (s) => new Promise((ok) => { written += s.length; stream.write(s) ? ok() : stream.once('drain', ok); });
+  await write(head);
+  for (let first = true; written < bytes; first = false) await write((first ? '' : ',\n') + events);
+  await write('\n]}\n');
+  await new Promise((ok, fail) => stream.end((e) => (e ? fail(e) : ok())));
+}

@@ -1,0 +1,160 @@
+// The tabs of one trace: Overview, one panel per analysis of the registry (Rust's analyses()), and Compare ranks
+// (a diff panel, diff.js, on the one trace: a rank set against the others).
+// A panel: options form (from the option specs), HTA mode (only with an HTA counterpart), ranks, Run; then
+// what report.js shows. It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
+// The selected tab is in the URL hash (`#tab=name`).
+import { $, el } from './dom.js';
+import { parseExact, renderReport } from './report.js';
+import { diffPanel } from './diff.js';
+import { mainWasm } from './platform.js';
+import { hashState, message, setHash } from './page-state.js';
+import { showDiff } from './diff-mode.js';
+
+const OVERVIEW = 'overview';
+const COMPARE = 'compare-ranks'; // the tab of a diff panel on the one trace: a rank set against the others
+// A link's `#tab=name` opens that tab once its trace is read, with the options the link gives (`&range=1,2`: the
+// registry's option names); a trace opened later starts on its Overview.
+let linkedTab = hashState().get('tab');
+const linkedOptions = hashState();
+let trace = null; // the trace whose tabs are shown (buildTabs): {ranks: [rank text], ask(request) → Promise}
+
+/** `#tab=name` typed or followed on the page selects that tab. */
+export function listenForTabs() {
+  window.addEventListener('hashchange', () => {
+    if (!$('tabs').hidden) selectTab(hashState().get('tab') ?? OVERVIEW, false);
+  });
+}
+
+/** The tabs of a trace just read: `list` Rust's analyses(), `diffOptions` its diff_options() (null: no Compare
+ * ranks tab), `held` the trace: {ranks, ask(request)} (ask: a request to the worker holding it). */
+export function buildTabs(list, diffOptions, held) {
+  trace = held;
+  const compare = diffOptions ? [{ name: COMPARE, title: 'Compare ranks',
+    about: 'Ranks of this run against its other ranks (kinetoscope diff RUN --test-ranks N): what makes a straggler slow' }] : [];
+  const tabs = [{ name: OVERVIEW, title: 'Overview' }, ...list, ...compare];
+  $('tabs').replaceChildren(...tabs.map((t) => {
+    const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
+      'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: t.about ?? null }, t.title);
+    b.addEventListener('click', () => selectTab(t.name));
+    return b;
+  }));
+  $('panels').replaceChildren(...list.map(buildPanel), ...compare.map((a) => {
+    const panel = diffPanel({ ...a, options: diffOptions, oneTrace: true, ranksHint: rankRanges(trace.ranks),
+      ask: (msg) => trace.ask({ ...msg, pair: false }), show: showDiff(a.name), parse: parseExact });
+    for (const [k, v] of Object.entries({ role: 'tabpanel', 'aria-labelledby': `tab-${a.name}`, hidden: '' })) panel.setAttribute(k, v);
+    return panel;
+  }));
+  $('tabs').hidden = false;
+  const wanted = linkedTab;
+  linkedTab = null;
+  for (const input of (wanted && $(`panel-${wanted}`)?.querySelectorAll('[data-opt]')) || []) {
+    const v = linkedOptions.get(input.dataset.opt);
+    if (v === null) continue;
+    if (input.type === 'checkbox') input.checked = v === 'true';
+    else input.value = v;
+  }
+  selectTab(tabs.some((a) => a.name === wanted) ? wanted : OVERVIEW);
+}
+
+function selectTab(name, remember = true) {
+  if (!$('tabs').querySelector(`[data-tab="${CSS.escape(name)}"]`)) return;
+  for (const b of $('tabs').children) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  $('overview').hidden = name !== OVERVIEW;
+  for (const p of $('panels').children) p.hidden = p.dataset.analysis !== name;
+  if (remember) {
+    const params = hashState();
+    if (name === OVERVIEW) params.delete('tab');
+    else params.set('tab', name);
+    setHash(params);
+  }
+  const panel = $(`panel-${name}`);
+  if (panel && panel.dataset.state === 'idle') runPanel(panel);
+}
+
+function buildPanel(a) {
+  const fields = a.options.map((o) => {
+    const attrs = { 'data-opt': o.name, name: o.name, title: o.help || null };
+    const input = o.kind === 'bool'
+      ? el('input', { ...attrs, type: 'checkbox' })
+      // wide enough for the default (a kernel name, a counter list; `size` counts average characters,
+      // capitals are wider), never narrower than a number
+      : el('input', { ...attrs, type: 'text', value: o.default, size: Math.max(8, Math.ceil(o.default.length * 1.25)), spellcheck: 'false',
+        placeholder: o.kind === 'int_list' ? 'all' : null, inputmode: o.kind === 'int' || o.kind === 'float' ? 'decimal' : null });
+    if (o.kind === 'bool') input.checked = o.default === 'true';
+    return el('label', { class: `opt opt-${o.kind}` }, el('span', {}, o.name), input);
+  });
+  const hta = el('input', { type: 'checkbox', class: 'hta' });
+  const all = rankRanges(trace.ranks);
+  const ranks = el('input', { type: 'text', class: 'ranks', size: 10, spellcheck: 'false', placeholder: `all (${all})`,
+    title: `Ranks to analyse, e.g. 0,2-5 (default: all; this trace has ${all})` });
+  const status = el('span', { class: 'run-status', 'aria-live': 'polite' });
+  const form = el('form', { class: 'controls' }, ...fields,
+    // an analysis without an HTA counterpart (decode steps) has no HTA mode to offer
+    el('label', { class: 'opt', title: 'Reproduce HTA 0.5.0 exactly, including its documented bugs (--hta)', hidden: a.hta_api ? null : '' }, hta, ' HTA mode'),
+    el('label', { class: 'opt' }, el('span', {}, 'ranks'), ranks),
+    el('button', { type: 'submit' }, 'Run'), status);
+  const parts = {
+    error: el('div', { class: 'panel-error error', role: 'alert', hidden: '' }),
+    notes: el('ul', { class: 'notes', hidden: '' }),
+    files: el('div', { class: 'files', hidden: '' }),
+    charts: el('div', { class: 'charts' }),
+    tables: el('div', { class: 'tables' }),
+  };
+  const panel = el('section', { class: 'panel', id: `panel-${a.name}`, role: 'tabpanel', 'aria-labelledby': `tab-${a.name}`,
+    'data-analysis': a.name, 'data-state': 'idle', hidden: '' },
+  el('h2', {}, a.title),
+  // the registry's API names carry a reference into our HTA spec, which means nothing to users
+  el('p', { class: 'about' }, a.about, a.hta_api ? el('span', { class: 'hta-api' }, ` · HTA: ${a.hta_api.replace(/\s*\(SPEC[^)]*\)/, '')}`) : ''),
+  form, parts.error, parts.notes, parts.files, parts.charts, parts.tables);
+  panel.run = { analysis: a.name, form, hta, ranks, status, parts, seq: 0 };
+  form.addEventListener('submit', (e) => { e.preventDefault(); runPanel(panel); });
+  hta.addEventListener('change', () => runPanel(panel));
+  return panel;
+}
+
+/** Rank numbers (text, ascending) as `0-3, 5`. */
+function rankRanges(ranks) {
+  const out = [];
+  for (const r of ranks) {
+    const n = Number(r), last = out[out.length - 1];
+    if (last && Number.isInteger(n) && n === last[1] + 1) last[1] = n;
+    else out.push([n, n, r]);
+  }
+  return out.map(([a, b, r]) => (Number.isNaN(a) ? r : a === b ? String(a) : `${a}-${b}`)).join(', ');
+}
+
+// panel[data-state]: idle (never run) | running | done | error — tests and styles read it
+async function runPanel(panel) {
+  if (panel.runDiff) return panel.runDiff();
+  const r = panel.run, seq = ++r.seq;
+  const params = {};
+  for (const input of r.form.querySelectorAll('[data-opt]')) {
+    params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
+  }
+  panel.dataset.state = 'running';
+  r.status.textContent = 'Running…';
+  try {
+    const [answer, mod] = await Promise.all([
+      trace.ask({ type: 'run', analysis: r.analysis, params, ranks: r.ranks.value.trim(), hta: r.hta.checked }), mainWasm]);
+    if (seq !== r.seq) return;
+    const report = parseExact(answer.json);
+    r.parts.error.hidden = true;
+    renderReport(r.parts, report, {
+      prefix: r.analysis,
+      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
+      drawChart: (id, json) => mod.draw_chart(id, json),
+      downloadFile: async (name) => (await trace.ask({ type: 'file', analysis: r.analysis, name })).bytes,
+    });
+    const ranks = report.ranks.map((x) => x.src);
+    r.status.textContent = `${report.hta ? 'HTA mode · ' : ''}rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ') || 'none'} · ${answer.ms} ms`;
+    panel.dataset.state = 'done';
+  } catch (e) {
+    if (seq !== r.seq || e.dropped) return;
+    for (const k of ['notes', 'files', 'charts', 'tables']) r.parts[k].replaceChildren();
+    r.parts.notes.hidden = r.parts.files.hidden = true;
+    r.parts.error.textContent = message(e);
+    r.parts.error.hidden = false;
+    r.status.textContent = 'Failed.';
+    panel.dataset.state = 'error';
+  }
+}

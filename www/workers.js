@@ -1,0 +1,53 @@
+// The page's side of its workers (worker.js): the standby worker, made ready while the page waits for files, and
+// requests to a worker that holds traces (the one trace's, or the Diff mode's two runs) with their answers.
+// A holder of traces: {worker, pending: Map(id → {ok, fail})}; its worker's messages with an id go to answered().
+import { platform, wasmModule } from './platform.js';
+
+// A worker made ready while the page waits for files (worker.js prepare()): its wasm instance and parse helpers
+// started and, the first time, the reader's compiled code warmed up, so a dropped trace starts at full speed.
+// The first one is started at once (app.js): its script loads while the module compiles, and it is told to prepare
+// as soon as the module is there (before a file chosen meanwhile is posted to it: reactions run in order).
+let standby = null;
+let reading = () => false; // whether a trace is being read (setReadingCheck): the next standby waits until not
+let requests = 0;
+
+/** How takeWorker learns whether a trace is being read (app.js: a parse job, or the Diff mode reading its runs). */
+export function setReadingCheck(check) {
+  reading = check;
+}
+
+export function prepareStandby(warm) {
+  if (standby) return;
+  const w = (standby = platform.worker());
+  w.onmessage = ({ data }) => { if (data.type === 'prepared' && standby === w) document.body.dataset.standby = 'ready'; };
+  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm }), () => {});
+}
+
+/** A worker for a new job: the standby one if there is one (the next is prepared once nothing is being read). */
+export function takeWorker() {
+  const w = standby ?? platform.worker();
+  standby = null;
+  delete document.body.dataset.standby;
+  const later = () => setTimeout(() => (reading() ? later() : prepareStandby(false)), 2000);
+  later();
+  return w;
+}
+
+/** Sends a request to a worker holding traces (`t`: the trace's, or the Diff mode's); resolves with its answer. */
+export function ask(msg, t) {
+  if (!t) return Promise.reject(new Error('no trace is open'));
+  const id = ++requests;
+  return new Promise((ok, fail) => {
+    t.pending.set(id, { ok, fail: (e, dropped) => fail(Object.assign(e, { dropped })) });
+    t.worker.postMessage({ ...msg, id });
+  });
+}
+
+/** An answer (a message with an id) from the worker of `t`: settles its request. */
+export function answered(t, data) {
+  const p = t.pending.get(data.id);
+  if (!p) return;
+  t.pending.delete(data.id);
+  if (data.type === 'failed') p.fail(new Error(data.message));
+  else p.ok(data);
+}
