@@ -130,7 +130,7 @@ impl Workspace {
         if !had && self.frames.is_some() {
             self.frames_built += 1;
         }
-        let mut report = match result {
+        let report = match result {
             Ok(r) => r,
             Err(e) => {
                 self.files.remove(a.name);
@@ -138,6 +138,8 @@ impl Workspace {
             }
         };
 
+        let files = crate::export::trace_files(&self.trace, &report)
+            .map_err(|e| AnalysisError(format!("could not write the produced trace: {e}")))?;
         let json = serde_json::to_string(&PageReport {
             analysis: a.name,
             hta,
@@ -146,10 +148,10 @@ impl Workspace {
             tables: report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
             charts: &report.charts,
             notes: &report.notes,
-            files: report.files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
+            files: files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
         })
         .map_err(|e| AnalysisError(format!("could not write the report as JSON: {e}")))?;
-        self.files.insert(a.name.to_string(), std::mem::take(&mut report.files));
+        self.files.insert(a.name.to_string(), files);
         Ok(json)
     }
 

@@ -56,8 +56,11 @@ Queue Length,Queue Length,0,7.0,1020.0,0.0
 fn produced_trace_reads_back_with_its_counters() {
     let t = fixture();
     let r = report(&t, false, &[]);
-    assert_eq!(r.files.len(), 1);
-    let f = &r.files[0];
+    // the analysis says what to add; export writes the file
+    assert_eq!(r.traces.len(), 1);
+    assert_eq!(r.traces[0].counters.len(), 6);
+    let files = kinetoscope::export::trace_files(&t, &r).expect("writes");
+    let f = &files[0];
     assert_eq!(f.name, "counters_with_counters.json.gz");
     assert_eq!(&f.bytes[..2], &[0x1f, 0x8b]);
     let back = kinetoscope::read::read_bytes(&f.name, &f.bytes, 7).expect("re-reads");
@@ -90,7 +93,7 @@ fn options_select_series_and_name() {
     let t = fixture();
     let r = report(&t, true, &[("time_series", "memcpy_bandwidth"), ("output_suffix", "_bw")]);
     assert_eq!(r.tables[0].rows(), 2);
-    assert_eq!(r.files[0].name, "counters_bw.json.gz");
+    assert_eq!(r.traces[0].name, "counters_bw.json.gz");
     assert_eq!(TimeSeries::parse("QUEUE_LENGTH").expect("parses"), TimeSeries { queue_length: true, memcpy_bandwidth: false });
     assert_eq!(TimeSeries::parse("").expect("parses"), TimeSeries { queue_length: true, memcpy_bandwidth: true });
     assert_eq!(
@@ -104,6 +107,6 @@ fn no_counters_no_file() {
     let json = br#"{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "aten::add", "pid": 1, "tid": 1, "ts": 1, "dur": 2}]}"#;
     let t = kinetoscope::read::read_all(&[("cpu.json", &json[..])]).expect("reads");
     let r = report(&t, false, &[]);
-    assert!(r.tables.is_empty() && r.files.is_empty());
+    assert!(r.tables.is_empty() && r.traces.is_empty());
     assert_eq!(r.notes, vec!["no rank has kernel launches or memory operations: no trace written"]);
 }

@@ -101,7 +101,7 @@ fn min_pattern_len() {
     let r = run("sequences.json", false, &[("operator_name", "aten::linear"), ("min_pattern_len", "4")]).unwrap();
     crate::eqnice!(HEADER.to_string(), csv(&r));
     assert_eq!(r.notes, ["rank 0: no operator named like 'aten::linear' launches 4 or more kernels"]);
-    assert!(r.files.is_empty() && r.charts.is_empty());
+    assert!(r.traces.is_empty() && r.charts.is_empty());
     // HTA: L1 has 6, L3 4
     let r = run("sequences.json", true, &[("operator_name", "aten::linear"), ("min_pattern_len", "4")]).unwrap();
     assert_eq!(r.tables[0].rows(), 2);
@@ -178,13 +178,14 @@ fn events(bytes: &[u8]) -> Vec<serde_json::Value> {
 #[test]
 fn overlaid_trace_marks_the_top_patterns() {
     let r = run("sequences.json", false, &[("operator_name", "aten::linear"), ("top_k", "1")]).unwrap();
-    assert_eq!(r.files.len(), 1);
-    assert_eq!(r.files[0].name, "overlaid_sequences.json.gz");
-    // our reader takes it back: same events, and the marked events keep their names
-    let back = kinetoscope::read::read_bytes("overlaid_sequences.json.gz", &r.files[0].bytes, 4096).expect("re-reads");
     let original = trace("sequences.json");
+    let files = kinetoscope::export::trace_files(&original, &r).expect("writes");
+    assert_eq!(files.len(), 1);
+    assert_eq!(files[0].name, "overlaid_sequences.json.gz");
+    // our reader takes it back: same events, and the marked events keep their names
+    let back = kinetoscope::read::read_bytes("overlaid_sequences.json.gz", &files[0].bytes, 4096).expect("re-reads");
     assert_eq!(back.events.len(), original.ranks[0].events.len());
-    let ev = events(&r.files[0].bytes);
+    let ev = events(&files[0].bytes);
     assert_eq!(ev.len(), 42);
     // marked: the three aten::linear calls, their 10 runtime calls (incl. cudaStreamWaitEvent)
     // and their 9 kernels (not the Stream Wait Event)
@@ -204,7 +205,7 @@ fn overlaid_trace_marks_the_top_patterns() {
     }
     // without compression the other events are untouched
     let r = run("sequences.json", false, &[("operator_name", "aten::linear"), ("compress_other_kernels", "false")]).unwrap();
-    let ev = events(&r.files[0].bytes);
+    let ev = events(&kinetoscope::export::trace_files(&original, &r).expect("writes")[0].bytes);
     assert_eq!(ev[32]["name"], "Stream Wait Event");
     assert_eq!(ev[32]["args"], serde_json::json!({"stream": 7, "correlation": 8}));
     assert!(ev[41].get("args").is_none());

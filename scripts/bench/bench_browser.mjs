@@ -208,7 +208,7 @@ async function runOnce(url, run) {
           if (b.firstChange === null && text.trim()) b.firstChange = performance.now();
           if (ok(text)) { b.done = performance.now(); b.text = text.trim().slice(0, 300); }
         }
-        // the tab's panel: data-state done (tables and charts drawn) or error (app.js runPanel)
+        // the tab's panel: data-state done (tables and charts drawn) or error (panels.js runPanel)
         if (tab && b.done !== null && b.tabDone === null) {
           const p = document.getElementById(`panel-${tab}`);
           const state = p?.dataset.state;

@@ -19,7 +19,7 @@
 # 4. prints a markdown table with speed-up and memory fraction of each kinetoscope command
 #    against the baseline's same command, measured in this run, saved to
 #    bench-out/decode_<time>.md (raw runs in .tsv; CSVs and logs of the first runs in
-#    bench-out/decode_csv/). The page counterpart: bench_browser.mjs --tab decode (README.md).
+#    bench-out/decode_csv/). The page counterpart: bench_browser.mjs --tab decode (docs/performance.md).
 #
 # Environment knobs:
 #   RUNS=3            repetitions per command

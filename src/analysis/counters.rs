@@ -3,10 +3,10 @@
 //! bandwidth series (§2.7, one track per memory type) as Chrome counter events (`ph: "C"`), so
 //! Perfetto or chrome://tracing draw them under the GPU's rows.
 //!
-//! Produced files (`Report::files`): `<trace file stem><output_suffix>.json.gz` per rank with
-//! counters, gzip-compressed Chrome JSON. HTA copies the original JSON untouched; we write the
-//! rank as kinetoscope read it (`export::chrome`: every event the model keeps, exact times) and
-//! append the counter events. Table `trace_with_counters__rank{r}` lists the counter events:
+//! Produced traces (`Report::traces`, written by `export::trace_out`):
+//! `<trace file stem><output_suffix>.json.gz` per rank with counters, gzip-compressed Chrome
+//! JSON. HTA copies the original JSON untouched; we write the rank as kinetoscope read it (every
+//! event the model keeps, exact times) and append the counter events. Table `trace_with_counters__rank{r}` lists the counter events:
 //! `name` (track), `counter` (args key), `pid`, `id` (stream of a queue track), `ts` (absolute
 //! µs, the trace's own clock) and `value`.
 //!
@@ -20,9 +20,8 @@ use super::memory_bw::memory_bw_points;
 use super::queue::queue_points;
 use super::series::id_column;
 use super::units::us;
-use crate::model::time::ns_to_us_string;
 use crate::model::RankTrace;
-use crate::table::{Report, ReportFile};
+use crate::table::{CounterSample, Report, TraceOut};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.
@@ -42,23 +41,6 @@ pub const ANALYSIS: Analysis = Analysis {
     ],
     run,
 };
-
-/// One counter sample.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CounterSample {
-    /// Track name: `Queue Length` or a memory type (`Memcpy HtoD`).
-    pub name: String,
-    /// Args key of the value: `Queue Length` or `Memcpy BW`.
-    pub counter: &'static str,
-    /// pid of the GPU rows (index into [`RankTrace::ids`]).
-    pub pid: u32,
-    /// Stream of a queue-length track.
-    pub id: Option<i64>,
-    /// Time on the trace's own clock, ns.
-    pub ts_ns: i64,
-    /// Value (operations queued, or GB/s).
-    pub value: f64,
-}
 
 /// Which series to add (HTA's `TimeSeriesTypes` flags).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,29 +123,6 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
     Ok(out)
 }
 
-/// A JSON number: integers without a fraction, others as the shortest round-trip decimal.
-fn json_number(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        serde_json::Number::from_f64(v).map_or_else(|| "null".into(), |n| n.to_string())
-    }
-}
-
-/// The Chrome counter event of `s`.
-pub fn counter_event(r: &RankTrace, s: &CounterSample) -> String {
-    let text = |t: &str| serde_json::Value::from(t).to_string();
-    let id = s.id.map(|i| format!(", \"id\": {i}")).unwrap_or_default();
-    format!(
-        "{{\"ph\": \"C\", \"name\": {}, \"pid\": {}, \"ts\": {}{id}, \"args\": {{{}: {}}}}}",
-        text(&s.name),
-        crate::export::chrome::id_json(r, s.pid),
-        ns_to_us_string(s.ts_ns),
-        text(s.counter),
-        json_number(s.value)
-    )
-}
-
 /// File name of a rank's output: the trace file's name without folders and without
 /// `.json.gz`/`.json`/`.gz`, then `suffix`, then `.json.gz` (HTA: `path.replace(".json",
 /// suffix + ".json")`, gzip-compressed whatever the name says).
@@ -195,16 +154,13 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             t.sort_canonical(&["name", "counter", "pid", "id", "ts", "value"]);
         }
         report.tables.push(t);
-        let extra: Vec<String> = samples.iter().map(|s| counter_event(r, s)).collect();
-        let mut json = Vec::new();
-        crate::export::chrome::write_rank_with(r, &extra, &mut json).map_err(|e| AnalysisError(format!("writing rank {}: {e}", r.rank)))?;
         let mut name = output_name(r, suffix);
-        if report.files.iter().any(|f| f.name == name) {
+        if report.traces.iter().any(|t| t.name == name) {
             name = format!("rank{}_{name}", r.rank);
         }
-        report.files.push(ReportFile { name, bytes: crate::export::gzip::gzip(&json) });
+        report.traces.push(TraceOut { name, rank: pos, counters: samples, ..Default::default() });
     }
-    if report.files.is_empty() {
+    if report.traces.is_empty() {
         report.notes.push("no rank has kernel launches or memory operations: no trace written".into());
     }
     Ok(report)
@@ -221,14 +177,5 @@ mod tests {
         assert_eq!(output_name(&named("C:\\t\\a.pt.trace.json"), "_x"), "a.pt.trace_x.json.gz");
         assert_eq!(output_name(&named("b.gz"), "_x"), "b_x.json.gz");
         assert_eq!(output_name(&named(""), "_x"), "rank3_x.json.gz");
-    }
-
-    #[test]
-    fn json_numbers() {
-        assert_eq!(json_number(3.0), "3");
-        assert_eq!(json_number(-0.0), "0");
-        assert_eq!(json_number(0.30000000000000004), "0.30000000000000004");
-        assert_eq!(json_number(f64::NAN), "null");
-        assert_eq!(json_number(1e300), "1e+300");
     }
 }

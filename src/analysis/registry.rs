@@ -99,7 +99,7 @@ pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisEr
     let mut report = (step.analysis.run)(ctx, &params)?;
     if let Some((from, to)) = step.rename {
         report.tables.retain(|t| t.name.starts_with(from));
-        report.files.clear();
+        report.traces.clear();
         for t in &mut report.tables {
             if let Some(rest) = t.name.strip_prefix(from) {
                 t.name = format!("{to}{rest}");

@@ -33,10 +33,9 @@ use super::call_graph::{CallGraph, CallGraphOptions};
 use super::hta_frame::HtaFrame;
 use super::names::shorten_name;
 use super::units::us;
-use crate::export::chrome::{write_rank_edited, EventEdit};
 use crate::model::events::flags;
 use crate::model::{Phase, RankTrace, StrId};
-use crate::table::{Chart, Report, ReportFile};
+use crate::table::{Chart, CompactNames, Marks, Report, TraceOut};
 use crate::table::{Table, Unit, Values};
 
 /// Registry entry.
@@ -197,17 +196,21 @@ pub fn op_slug(op: &str) -> String {
     out
 }
 
-/// The rank's trace as gzipped Chrome JSON with the first `top` patterns marked (module docs,
-/// step 4); `compress` as `compress_other_kernels`. Returns the bytes and whether names were
-/// compressed (only when a `PyTorch Profiler` span can hold the symbol table).
-pub fn overlaid_trace(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> (Vec<u8>, bool) {
+/// What the overlaid trace adds to the rank (module docs, step 4): the events of the first `top`
+/// patterns marked with `Patterns = {pattern: count}`; with `compress` (`compress_other_kernels`),
+/// HTA's compression of the other events (args dropped; names replaced by symbol ids when a
+/// `PyTorch Profiler` span can hold the symbol table).
+pub fn overlay(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> (Marks, Option<CompactNames>) {
     let ev = &r.events;
-    let mut marks: FxHashMap<u32, Vec<(String, serde_json::Value)>> = FxHashMap::default();
+    let mut marks = Marks::new();
     for p in top {
         let text = p.text(r);
         for &m in &p.members {
             marks.entry(f.row[m]).or_default().push((text.clone(), serde_json::Value::from(p.count)));
         }
+    }
+    if !compress {
+        return (marks, None);
     }
     // HTA's symbol table: the categories and names of the rows it loads
     let mut symbols: Vec<&str> = Vec::new();
@@ -221,30 +224,7 @@ pub fn overlaid_trace(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bo
     symbols.sort_unstable();
     symbols.dedup();
     let span = (0..ev.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(ev.pid[e as usize]) == "Spans");
-    let rename = compress && span.is_some();
-    let edit = |e: u32| -> Option<EventEdit> {
-        if let Some(m) = marks.get(&e) {
-            let patterns: serde_json::Map<String, serde_json::Value> = m.iter().cloned().collect();
-            return Some(EventEdit { extra_args: vec![("Patterns".into(), serde_json::Value::Object(patterns))], ..Default::default() });
-        }
-        if !compress {
-            return None;
-        }
-        if Some(e) == span {
-            let table = symbols.iter().enumerate().map(|(i, s)| (i.to_string(), serde_json::Value::from(*s))).collect();
-            return Some(EventEdit { drop_args: true, extra_args: table, ..Default::default() });
-        }
-        if ev.phase[e as usize] != Phase::Complete {
-            return None;
-        }
-        let name = r.name(e);
-        let id = if rename { symbols.binary_search(&name).ok().map(|i| i.to_string()) } else { None };
-        Some(EventEdit { name: id, drop_args: true, extra_args: Vec::new() })
-    };
-    let mut json = Vec::new();
-    // writing to a Vec cannot fail
-    let _ = write_rank_edited(r, &mut json, &edit);
-    (crate::export::gzip::gzip(&json), rename)
+    (marks, Some(CompactNames { span, symbols: symbols.into_iter().map(str::to_string).collect() }))
 }
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).
@@ -286,7 +266,11 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let top_k = params.int("top_k");
     let compress = params.bool("compress_other_kernels");
     let mut report = Report::default();
-    for (f, r) in ctx.ranks().filter(|(f, _)| only.as_ref().is_none_or(|w| w.contains(&i64::from(f.rank)))) {
+    for &pos in &ctx.selected {
+        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
+        if !only.as_ref().is_none_or(|w| w.contains(&i64::from(f.rank))) {
+            continue;
+        }
         let patterns = frequent_kernel_sequences(f, r, &opts)?;
         let name = format!("frequent_cuda_kernel_sequences__{}__rank{}", op_slug(&op), f.rank);
         if patterns.is_empty() {
@@ -301,11 +285,11 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         }
         report.tables.push(t);
         let top = &patterns[..top_len(top_k, patterns.len())];
-        let (bytes, renamed) = overlaid_trace(f, r, top, compress);
-        if compress && !renamed {
+        let (marks, compact) = overlay(f, r, top, compress);
+        if compact.as_ref().is_some_and(|c| c.span.is_none()) {
             report.notes.push(format!("rank {}: the trace has no 'PyTorch Profiler' span to hold a symbol table, so names in the overlaid trace are not compressed", f.rank));
         }
-        report.files.push(ReportFile { name: overlaid_name(r), bytes });
+        report.traces.push(TraceOut { name: overlaid_name(r), rank: pos, marks, compact, ..Default::default() });
         report.charts.push(Chart::Bars {
             title: format!("Top {} frequent patterns for rank {}", top.len(), f.rank),
             x_label: "pattern".into(),

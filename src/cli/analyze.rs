@@ -42,7 +42,7 @@ pub fn run(a: Args) -> Result<()> {
         let name = step.analysis.name;
         match run_step(&ctx, &step) {
             Ok(report) => {
-                written += super::output::write_report(&a.out, &report)?;
+                written += super::output::write_report(&a.out, &trace, &report)?;
                 if !a.no_charts && !report.charts.is_empty() && step.params.is_empty() {
                     let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
                     std::fs::write(a.out.join(format!("{name}.svg")), svg)?;

@@ -130,7 +130,7 @@ pub fn run_stats(m: &ArgMatches) -> Result<()> {
     let averages = report.tables.iter().find(|t| t.name == AVERAGES_TABLE).context("no averages table")?;
     write_csv(csv, averages)?;
     if let Some(dir) = m.get_one::<PathBuf>("out") {
-        super::output::write_report(dir, &report)?;
+        super::output::write_report(dir, &trace, &report)?;
     }
     if let Some(p) = m.get_one::<PathBuf>("plot") {
         super::output::write_plot(p, &report.charts)?;

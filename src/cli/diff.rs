@@ -136,7 +136,7 @@ pub fn run(m: &ArgMatches) -> Result<()> {
         report(&control, &test, &o).map_err(|e| anyhow::anyhow!("{e}"))?
     };
     if let Some(dir) = m.get_one::<PathBuf>("out") {
-        super::output::write_report(dir, &report)?;
+        super::output::write_report(dir, &control_trace, &report)?;
     }
     if let Some(p) = m.get_one::<PathBuf>("plot") {
         super::output::write_plot(p, &report.charts)?;

@@ -5,6 +5,7 @@ use std::io::Write;
 
 use anyhow::{Context as _, Result};
 use kinetoscope::table::Report;
+use kinetoscope::Trace;
 
 /// Writes `charts` to `path`: PNG if it ends in `.png`, else SVG.
 pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::table::Chart]) -> Result<()> {
@@ -14,18 +15,20 @@ pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::table::Chart]) 
     std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
-/// Writes each table of `report` as `dir/<name>.csv` and each produced file into `dir`.
-pub fn write_report(dir: &std::path::Path, report: &Report) -> Result<usize> {
+/// Writes each table of `report` as `dir/<name>.csv` and the traces it produces (of `trace`,
+/// written by `export::trace_files`) into `dir`.
+pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for t in &report.tables {
         let p = dir.join(format!("{}.csv", t.name));
         std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
     }
-    for f in &report.files {
+    let files = kinetoscope::export::trace_files(trace, report).context("writing a produced trace")?;
+    for f in &files {
         let p = dir.join(&f.name);
         std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
     }
-    Ok(report.tables.len() + report.files.len())
+    Ok(report.tables.len() + files.len())
 }
 
 /// Prints the tables of `report` as text, CSV or JSON.

@@ -78,7 +78,7 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
         write_plot(p, &report.charts)?;
     }
     if let Some(dir) = m.get_one::<PathBuf>("out") {
-        write_report(dir, &report)?;
+        write_report(dir, &trace, &report)?;
     }
     let mut out = std::io::stdout().lock();
     print_report(&mut out, &report, m.get_flag("csv"), m.get_flag("json"))?;

@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::{Chart, Table};
+use super::{Chart, Table, TraceOut};
 
 /// The result of one analysis run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize)]
@@ -16,14 +16,14 @@ pub struct Report {
     pub charts: Vec<Chart>,
     /// Remarks for the user (an empty result's reason, a rank skipped and why).
     pub notes: Vec<String>,
-    /// Files the analysis produces besides tables (a trace with counter tracks, a trace with
-    /// patterns marked), written by `--out DIR` and offered as downloads in the page. Not part of
-    /// the JSON form (the page asks for them separately).
+    /// Traces the analysis produces besides tables (a trace with counter tracks, a trace with
+    /// patterns marked): what to add to which rank. `crate::export::trace_files` writes them;
+    /// `--out DIR` saves them and the page offers them as downloads. Not part of the JSON form.
     #[serde(skip)]
-    pub files: Vec<ReportFile>,
+    pub traces: Vec<TraceOut>,
 }
 
-/// A file an analysis produces (name without folder, content).
+/// A produced file (name without folder, content): a written [`TraceOut`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReportFile {
     /// File name, e.g. `rank0_with_counters.json.gz`.

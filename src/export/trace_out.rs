@@ -1,0 +1,88 @@
+//! Writes the traces analyses produce ([`TraceOut`]): the rank as kinetoscope read it
+//! ([`super::chrome`]: every event the model keeps, exact times) with the analysis' additions,
+//! gzip-compressed Chrome JSON (HTA writes gzip whatever the name says).
+//!
+//! * Counter samples become `{"ph": "C", "name", "pid", "ts", ["id": stream,] "args": {counter:
+//!   value}}` events after the trace's own (HTA `generate_trace_with_counters`, SPEC §2.8).
+//! * Marked rows get their marks as extra `args` members, name and args kept (HTA's `Patterns`,
+//!   SPEC §2.13).
+//! * With [`CompactNames`], every other complete event loses its args and, when a span holds the
+//!   symbol table, its name becomes its symbol index; the span's args become the table.
+
+use std::io;
+
+use super::chrome::{id_json, write_rank_full, EventEdit};
+use super::gzip::gzip;
+use crate::model::time::ns_to_us_string;
+use crate::model::{Phase, RankTrace, Trace};
+use crate::table::{CounterSample, Report, ReportFile, TraceOut};
+
+/// The files of every trace `report` produces, in order.
+pub fn trace_files(trace: &Trace, report: &Report) -> io::Result<Vec<ReportFile>> {
+    report.traces.iter().map(|t| trace_file(trace, t)).collect()
+}
+
+/// The file of `out` (a rank of `trace` with its additions).
+pub fn trace_file(trace: &Trace, out: &TraceOut) -> io::Result<ReportFile> {
+    let r = trace.ranks.get(out.rank).ok_or_else(|| io::Error::other(format!("no rank at position {}", out.rank)))?;
+    let extra: Vec<String> = out.counters.iter().map(|s| counter_event(r, s)).collect();
+    let ev = &r.events;
+    let rename = out.compact.as_ref().is_some_and(|c| c.span.is_some());
+    let edit = |e: u32| -> Option<EventEdit> {
+        if let Some(m) = out.marks.get(&e) {
+            let patterns: serde_json::Map<String, serde_json::Value> = m.iter().cloned().collect();
+            return Some(EventEdit { extra_args: vec![("Patterns".into(), serde_json::Value::Object(patterns))], ..Default::default() });
+        }
+        let compact = out.compact.as_ref()?;
+        if Some(e) == compact.span {
+            let table = compact.symbols.iter().enumerate().map(|(i, s)| (i.to_string(), serde_json::Value::from(s.as_str()))).collect();
+            return Some(EventEdit { drop_args: true, extra_args: table, ..Default::default() });
+        }
+        if ev.phase[e as usize] != Phase::Complete {
+            return None;
+        }
+        let name = r.name(e);
+        let id = if rename { compact.symbols.binary_search_by(|s| s.as_str().cmp(name)).ok().map(|i| i.to_string()) } else { None };
+        Some(EventEdit { name: id, drop_args: true, extra_args: Vec::new() })
+    };
+    let mut json = Vec::new();
+    write_rank_full(r, &extra, &edit, &mut json)?;
+    Ok(ReportFile { name: out.name.clone(), bytes: gzip(&json) })
+}
+
+/// A JSON number: integers without a fraction, others as the shortest round-trip decimal.
+fn json_number(v: f64) -> String {
+    if v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else {
+        serde_json::Number::from_f64(v).map_or_else(|| "null".into(), |n| n.to_string())
+    }
+}
+
+/// The Chrome counter event of `s`.
+pub fn counter_event(r: &RankTrace, s: &CounterSample) -> String {
+    let text = |t: &str| serde_json::Value::from(t).to_string();
+    let id = s.id.map(|i| format!(", \"id\": {i}")).unwrap_or_default();
+    format!(
+        "{{\"ph\": \"C\", \"name\": {}, \"pid\": {}, \"ts\": {}{id}, \"args\": {{{}: {}}}}}",
+        text(&s.name),
+        id_json(r, s.pid),
+        ns_to_us_string(s.ts_ns),
+        text(s.counter),
+        json_number(s.value)
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_numbers() {
+        assert_eq!(json_number(3.0), "3");
+        assert_eq!(json_number(-0.0), "0");
+        assert_eq!(json_number(0.30000000000000004), "0.30000000000000004");
+        assert_eq!(json_number(f64::NAN), "null");
+        assert_eq!(json_number(1e300), "1e+300");
+    }
+}
