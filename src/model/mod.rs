@@ -43,7 +43,7 @@ pub enum Format {
 }
 
 impl Format {
-    /// Every format, in the order the README lists them.
+    /// Every format, in the order docs/formats.md lists them.
     pub const ALL: [Format; 7] = [
         Format::Kineto,
         Format::Paddle,
