@@ -165,7 +165,7 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
         }
         if opts.exact {
             for (e, (t, d)) in f.end.iter_mut().zip(f.ts_ns.iter().zip(&f.dur_ns)) {
-                *e = (t + d) as f64 / 1000.0;
+                *e = super::units::us(t + d);
             }
         }
     }

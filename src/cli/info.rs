@@ -103,7 +103,7 @@ fn print_text(out: &mut impl Write, ov: &Overview) -> Result<()> {
             writeln!(out, "  {:<18} {:?}", "streams", r.streams)?;
         }
         if let Some(s) = &r.span_ns {
-            writeln!(out, "  {:<18} {:.3} ms ({} .. {} ns)", "time span", s.duration as f64 / 1e6, s.start, s.end)?;
+            writeln!(out, "  {:<18} {:.3} ms ({} .. {} ns)", "time span", kinetoscope::analysis::units::ms(s.duration), s.start, s.end)?;
         }
         if !r.steps.is_empty() {
             writeln!(out, "  {:<18} {}", "profiler steps", steps_text(&r.steps))?;
