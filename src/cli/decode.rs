@@ -13,6 +13,7 @@ use kinetoscope::analysis::gpu_ops::{self, extract, parse_range};
 use kinetoscope::analysis::units::us;
 use kinetoscope::table::Table;
 
+use super::output::{out_arg, plot_arg, ranks_arg};
 use super::subcommands::{given, option_arg};
 
 /// The `stats` subcommand: kernel_extractor's positional arguments, then the options of the
@@ -37,20 +38,8 @@ pub fn stats_command() -> Command {
         c = c.arg(if o.name == "prefill_ms" { arg.conflicts_with("decode_max_ms") } else { arg });
     }
     c.arg(ranks_arg("Ranks to analyse, e.g. 0,2-5 (default: all)"))
-        .arg(
-            Arg::new("out")
-                .long("out")
-                .value_name("DIR")
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("Also write every table (per-operation distributions, per step, per rank, outliers) as DIR/<table>.csv"),
-        )
-        .arg(
-            Arg::new("plot")
-                .long("plot")
-                .value_name("FILE.svg|FILE.png")
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("Write the charts (step durations, average decode step) to an SVG or PNG file"),
-        )
+        .arg(out_arg("Also write every table (per-operation distributions, per step, per rank, outliers) as DIR/<table>.csv"))
+        .arg(plot_arg("Write the charts (step durations, average decode step) to an SVG or PNG file"))
 }
 
 /// The `extract` subcommand: kernel_extractor's positional arguments, then the options of the
@@ -77,10 +66,6 @@ fn input_arg() -> Arg {
         .required(true)
         .value_parser(clap::value_parser!(PathBuf))
         .help("Trace file, or a folder of per-rank traces (PaddlePaddle, PyTorch/Kineto, ...)")
-}
-
-fn ranks_arg(help: &'static str) -> Arg {
-    Arg::new("ranks").long("ranks").value_name("LIST").help(help)
 }
 
 fn ranks(m: &ArgMatches) -> Result<Option<Vec<i64>>> {

@@ -9,6 +9,7 @@ use clap::{Arg, ArgAction, ArgMatches, Command};
 use kinetoscope::analysis::api::{parse_int_list, Params};
 use kinetoscope::analysis::diff::{choices, hta_report, other_ranks, report, side_frames, DiffOptions, Side, OPTIONS};
 
+use super::output::{out_arg, plot_arg};
 use super::subcommands::{given, option_arg};
 
 /// The `diff` subcommand: the two runs, the options of a diff (`analysis::diff::OPTIONS`, the
@@ -55,18 +56,10 @@ pub fn command() -> Command {
             .help("Print every table and the summary as JSON ({\"tables\": {name: [rows]}, \"notes\": [...]})"),
     )
     .arg(
-        Arg::new("out")
-            .long("out")
-            .value_name("DIR")
-            .value_parser(clap::value_parser!(PathBuf))
-            .help("Also write every table as DIR/<table>.csv"),
+        out_arg("Also write every table as DIR/<table>.csv"),
     )
     .arg(
-        Arg::new("plot")
-            .long("plot")
-            .value_name("FILE.svg|FILE.png")
-            .value_parser(clap::value_parser!(PathBuf))
-            .help("Write the charts (grouped bars control/test/difference) to an SVG or PNG file"),
+        plot_arg("Write the charts (grouped bars control/test/difference) to an SVG or PNG file"),
     )
 }
 

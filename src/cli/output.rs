@@ -1,9 +1,11 @@
 //! What every subcommand writes: each table as `DIR/<table>.csv` and each produced file (`--out`),
-//! the charts as SVG or PNG (`--plot`), the tables as text, CSV or JSON on stdout.
+//! the charts as SVG or PNG (`--plot`), the tables as text, CSV or JSON on stdout; and the
+//! arguments every subcommand spells the same way (`--ranks`, `--out`, `--plot`).
 
 use std::io::Write;
 
 use anyhow::{Context as _, Result};
+use clap::Arg;
 use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
@@ -55,4 +57,19 @@ pub fn print_report(out: &mut impl Write, report: &Report, csv: bool, json: bool
         }
     }
     Ok(())
+}
+
+/// `--ranks LIST` with `help`.
+pub fn ranks_arg(help: &'static str) -> Arg {
+    Arg::new("ranks").long("ranks").value_name("LIST").help(help)
+}
+
+/// `--out DIR` with `help`.
+pub fn out_arg(help: &'static str) -> Arg {
+    Arg::new("out").long("out").value_name("DIR").value_parser(clap::value_parser!(std::path::PathBuf)).help(help)
+}
+
+/// `--plot FILE.svg|FILE.png` with `help`.
+pub fn plot_arg(help: &'static str) -> Arg {
+    Arg::new("plot").long("plot").value_name("FILE.svg|FILE.png").value_parser(clap::value_parser!(std::path::PathBuf)).help(help)
 }

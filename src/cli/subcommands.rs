@@ -10,7 +10,7 @@ use anyhow::{Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use kinetoscope::analysis::api::{parse_int_list, Analysis, Context, Opt, OptKind, Params};
 
-use super::output::{print_report, write_plot, write_report};
+use super::output::{out_arg, plot_arg, print_report, ranks_arg, write_plot, write_report};
 
 /// The subcommand of `a`.
 pub fn command(a: &'static Analysis) -> Command {
@@ -28,7 +28,7 @@ pub fn command(a: &'static Analysis) -> Command {
                 .value_parser(clap::value_parser!(PathBuf))
                 .help("Trace files or folders of per-rank traces"),
         )
-        .arg(Arg::new("ranks").long("ranks").value_name("LIST").help("Ranks to analyse, e.g. 0,2-5 (default: all)"))
+        .arg(ranks_arg("Ranks to analyse, e.g. 0,2-5 (default: all)"))
         .arg(Arg::new("hta").long("hta").action(ArgAction::SetTrue).help("Reproduce HTA 0.5.0 exactly, including its documented bugs"))
         .arg(
             Arg::new("csv")
@@ -38,20 +38,8 @@ pub fn command(a: &'static Analysis) -> Command {
                 .help("Print CSV (several tables: each after a '# name' line)"),
         )
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON: {tables: {name: [rows]}, notes}"))
-        .arg(
-            Arg::new("out")
-                .long("out")
-                .value_name("DIR")
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"),
-        )
-        .arg(
-            Arg::new("plot")
-                .long("plot")
-                .value_name("FILE.svg|FILE.png")
-                .value_parser(clap::value_parser!(PathBuf))
-                .help("Write the charts to an SVG or PNG file"),
-        );
+        .arg(out_arg("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"))
+        .arg(plot_arg("Write the charts to an SVG or PNG file"));
     // every subcommand is snake_case, as the analyses and the page's panels are; the kebab-case
     // spelling is accepted too
     if a.name.contains('_') {
