@@ -43,8 +43,9 @@ pub fn skip_without_corpus() -> bool {
     eprintln!("SKIPPED {test}: no corpus at {} (set KINETOSCOPE_SHARED)", dir.display());
     if let Some(log) = std::env::var_os("KINETOSCOPE_SKIP_LOG") {
         use std::io::Write;
+        // one write of the whole line: tests run in parallel threads and append to one file
         if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
-            let _ = writeln!(f, "rust {test}");
+            let _ = f.write_all(format!("rust {test}\n").as_bytes());
         }
     }
     true
