@@ -32,6 +32,8 @@ mod analysis_queue;
 mod analysis_sequences;
 mod analysis_steps;
 mod analysis_stragglers;
+/// Where the time went (the Overview dashboard): exact tables and agreement with the analyses it summarises.
+mod analysis_summary;
 /// Temporal breakdown: hand-made trace, default and --hta.
 mod analysis_temporal;
 /// The real binary: exit codes, messages, --json shape.

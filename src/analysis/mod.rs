@@ -33,5 +33,6 @@ pub mod series;
 pub mod stats;
 pub mod steps;
 pub mod stragglers;
+pub mod summary;
 pub mod temporal;
 pub mod units;

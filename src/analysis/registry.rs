@@ -7,6 +7,8 @@ use crate::table::Report;
 
 /// Every analysis, in the order the page shows them.
 pub const ANALYSES: &[Analysis] = &[
+    // where the time went: the page's Overview dashboard (no HTA counterpart)
+    super::summary::ANALYSIS,
     super::temporal::ANALYSIS,
     // kernel breakdown, overlap, user annotations (SPEC §2.2, §2.3, §2.11, §2.12)
     super::kernels::ANALYSIS,

@@ -1,0 +1,446 @@
+//! Where the time went, on one screen: the page's Overview dashboard and `kinetoscope summary`.
+//! It answers "where did my time go?" and "which rank is slow?" from the other analyses' numbers
+//! (exact ns, kinetoscope's default mode; there is no HTA counterpart):
+//!
+//! 1. `gpu_time_by_rank`: each rank's GPU span (first GPU operation's start to the last one's end)
+//!    split into disjoint parts that add up to it: `compute` (some compute kernel runs: the
+//!    `temporal` analysis' compute time), `communication` (a communication kernel runs and no
+//!    compute kernel), `memory` (a memcpy/memset runs and nothing of the two before), `other`
+//!    (other GPU work only) and `idle` (nothing runs: `temporal`'s idle time); `busy` = span − idle.
+//!    Percentages (of the span here, in every table of their column's name) are rounded to 2
+//!    decimals.
+//! 2. `step_times`: every complete `ProfilerStep#N` of every rank (the steps of the `steps`
+//!    analysis) with its duration and its difference from the rank's median step.
+//! 3. `time_by_kernel_type`: GPU time per kernel class (the union of its operations' intervals,
+//!    summed over ranks) and its share of the ranks' busy time (classes run at the same time, so
+//!    the shares can add up to more than 100 %).
+//! 4. `top_gpu_kernels`, `top_cpu_ops`: the `top` GPU kernels (kernels, memcpys, memsets) and CPU
+//!    operators (`cpu_op`/`Operator` events) by total duration over the selected ranks, with
+//!    calls, mean and share (of the GPU operations' total duration; of the CPU operators' total,
+//!    which counts nested operators once each).
+//! 5. `overlap_and_idle`: per rank, the communication time that overlaps computation (the
+//!    `overlap` analysis) and the idle time between kernels by cause (the `idle` analysis with its
+//!    defaults: host wait, kernel wait, other).
+//! 6. With several ranks, `ranks`: step time (median step), busy %, communication time and idle %
+//!    per rank, and `outliers`: the metrics on which the rank lies more than [`OUTLIER_MADS`]
+//!    scaled median absolute deviations and more than 10 % from the median of the ranks.
+
+use std::collections::BTreeMap;
+
+use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::hta_frame::hta_step_number;
+use super::idle::{idle_time, IdleCategory};
+use super::intervals::{covered, merge_intervals};
+use super::kernel_type::{typed_gpu_rows, KernelType};
+use super::overlap::comm_comp_overlap;
+use super::stats::{np_round, quantile_sorted};
+use super::units::{ms, ms_f64, us, us_f64};
+use crate::model::Kind;
+use crate::table::{Chart, Line, Report, Series};
+use crate::table::{Table, Unit, Values};
+
+/// Registry entry.
+pub const ANALYSIS: Analysis = Analysis {
+    name: "summary",
+    title: "Where the time went",
+    about: "GPU time per rank (busy, idle, compute, communication, memory), step times, top kernels and CPU operators, overlap, idle causes and outlier ranks, on one screen",
+    hta_api: "",
+    options: &[Opt { name: "top", kind: OptKind::Int, default: "10", help: "How many GPU kernels and CPU operators to list" }],
+    run,
+};
+
+/// A rank is an outlier on a metric when it lies more than this many scaled median absolute
+/// deviations (MAD × 1.4826, the standard deviation of a normal distribution) and more than 10 %
+/// from the median of the ranks.
+pub const OUTLIER_MADS: f64 = 3.0;
+
+/// One rank's GPU time, ns: disjoint parts of `span` (module docs, 1).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct GpuTime {
+    /// Rank.
+    pub rank: u32,
+    /// First GPU start to last GPU end.
+    pub span: i64,
+    /// A compute kernel runs.
+    pub compute: i64,
+    /// A communication kernel runs, no compute kernel.
+    pub communication: i64,
+    /// A memcpy/memset runs, no compute or communication kernel.
+    pub memory: i64,
+    /// Other GPU work only.
+    pub other: i64,
+    /// Nothing runs.
+    pub idle: i64,
+}
+
+impl GpuTime {
+    /// `span − idle`.
+    pub fn busy(&self) -> i64 {
+        self.span - self.idle
+    }
+}
+
+/// The GPU time of each selected rank (`None` for a rank without GPU operations).
+pub fn gpu_time(ctx: &Context<'_>) -> Vec<(u32, Option<GpuTime>)> {
+    ctx.ranks()
+        .map(|(f, r)| {
+            let typed = typed_gpu_rows(f, r, false);
+            let union = |keep: &dyn Fn(KernelType) -> bool| {
+                covered(&merge_intervals(
+                    typed.iter().filter(|(_, t)| keep(*t)).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect(),
+                ))
+            };
+            let all = merge_intervals(typed.iter().map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
+            let (Some(first), Some(last)) = (all.first(), all.last()) else { return (f.rank, None) };
+            let span = last.1 - first.0;
+            let busy = covered(&all);
+            let c = union(&|t| t == KernelType::Computation);
+            let cc = union(&|t| matches!(t, KernelType::Computation | KernelType::Communication));
+            let ccm = union(&|t| t != KernelType::Other);
+            let g =
+                GpuTime { rank: f.rank, span, compute: c, communication: cc - c, memory: ccm - cc, other: busy - ccm, idle: span - busy };
+            (f.rank, Some(g))
+        })
+        .collect()
+}
+
+/// One complete profiler step of a rank.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StepTime {
+    /// Rank.
+    pub rank: u32,
+    /// `N` of `ProfilerStep#N`.
+    pub step: i64,
+    /// Duration, ns.
+    pub duration: i64,
+}
+
+/// The complete profiler steps of the selected ranks, by rank then start.
+pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
+    let mut out = Vec::new();
+    for (f, r) in ctx.ranks() {
+        let mut steps: Vec<(i64, StepTime)> = (0..f.len())
+            .filter(|&i| f.stream[i] == -1 && r.strings.get(f.name[i]).starts_with("ProfilerStep"))
+            .filter_map(|i| {
+                hta_step_number(r.strings.get(f.name[i])).map(|n| (f.ts_ns[i], StepTime { rank: f.rank, step: n, duration: f.dur_ns[i] }))
+            })
+            .collect();
+        steps.sort_by_key(|(ts, s)| (*ts, s.step));
+        out.extend(steps.into_iter().map(|(_, s)| s));
+    }
+    out
+}
+
+/// Median of `v` (NaN when empty).
+fn median(v: &[f64]) -> f64 {
+    let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
+    s.sort_by(f64::total_cmp);
+    quantile_sorted(&s, 0.5)
+}
+
+/// Whether each value is an outlier among `v` ([`OUTLIER_MADS`]).
+pub fn outliers(v: &[f64]) -> Vec<bool> {
+    let m = median(v);
+    let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
+    let mad = median(&dev) * 1.4826;
+    v.iter().map(|&x| !x.is_nan() && (x - m).abs() > OUTLIER_MADS * mad && (x - m).abs() > 0.1 * m.abs()).collect()
+}
+
+/// Calls and total duration per name.
+type ByName = BTreeMap<String, (i64, i64)>;
+
+/// `(name, calls, total ns)`, the `top` largest by total (ties by name).
+fn top_of(by: ByName, top: usize) -> Vec<(String, i64, i64)> {
+    let mut v: Vec<(String, i64, i64)> = by.into_iter().map(|(n, (c, t))| (n, c, t)).collect();
+    v.sort_by(|a, b| b.2.cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+    v.truncate(top);
+    v
+}
+
+/// `100 × part / whole`, rounded to 2 decimals as the tables show it (NaN when `whole` is 0).
+fn pct(part: i64, whole: i64) -> f64 {
+    if whole > 0 {
+        np_round(100.0 * part as f64 / whole as f64, 2)
+    } else {
+        f64::NAN
+    }
+}
+
+fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
+    if ctx.hta {
+        return fail("summary has no HTA 0.5.0 counterpart: run it without --hta");
+    }
+    let top = params.int("top");
+    if top < 1 {
+        return fail(format!("option 'top': expected a number of rows of at least 1, found {top}"));
+    }
+    let top = top as usize;
+    let mut report = Report::default();
+    let gpu = gpu_time(ctx);
+    for (rank, g) in &gpu {
+        if g.is_none() {
+            report.notes.push(format!("rank {rank} has no GPU operations"));
+        }
+    }
+    report.tables.push(gpu_table(&gpu));
+
+    let steps = step_times(ctx);
+    let mut step_median: BTreeMap<u32, f64> = BTreeMap::new();
+    for (rank, _) in &gpu {
+        let d: Vec<f64> = steps.iter().filter(|s| s.rank == *rank).map(|s| s.duration as f64).collect();
+        if !d.is_empty() {
+            step_median.insert(*rank, median(&d));
+        }
+    }
+    report.tables.push(
+        Table::new("step_times")
+            .with("rank", Unit::None, Values::Int(steps.iter().map(|s| i64::from(s.rank)).collect()))
+            .with("step", Unit::None, Values::Int(steps.iter().map(|s| s.step).collect()))
+            .with("duration_us", Unit::Us, Values::Float(steps.iter().map(|s| us(s.duration)).collect()))
+            .with(
+                "vs_rank_median_pct",
+                Unit::Percent,
+                Values::Float(
+                    steps
+                        .iter()
+                        .map(|s| step_median.get(&s.rank).map_or(f64::NAN, |m| np_round(100.0 * (s.duration as f64 - m) / m, 2)))
+                        .collect(),
+                ),
+            ),
+    );
+
+    // kernel classes and the top GPU kernels / CPU operators over the selected ranks
+    let mut by_type: BTreeMap<KernelType, i64> = BTreeMap::new();
+    let (mut kernels, mut ops): (ByName, ByName) = Default::default();
+    let (mut gpu_total, mut cpu_total, mut busy_total) = (0i64, 0i64, 0i64);
+    let mut kernel_type_of: BTreeMap<String, KernelType> = BTreeMap::new();
+    for (f, r) in ctx.ranks() {
+        let typed = typed_gpu_rows(f, r, false);
+        for t in [KernelType::Computation, KernelType::Communication, KernelType::Memory, KernelType::Other] {
+            let iv = merge_intervals(typed.iter().filter(|(_, k)| *k == t).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
+            *by_type.entry(t).or_default() += covered(&iv);
+        }
+        for &(i, t) in &typed {
+            let name = r.strings.get(f.name[i]).to_string();
+            let e = kernels.entry(name.clone()).or_default();
+            e.0 += 1;
+            e.1 += f.dur_ns[i];
+            gpu_total += f.dur_ns[i];
+            kernel_type_of.entry(name).or_insert(t);
+        }
+        for i in 0..f.len() {
+            if f.stream[i] == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp {
+                let e = ops.entry(r.strings.get(f.name[i]).to_string()).or_default();
+                e.0 += 1;
+                e.1 += f.dur_ns[i];
+                cpu_total += f.dur_ns[i];
+            }
+        }
+    }
+    busy_total += gpu.iter().filter_map(|(_, g)| g.map(|g| g.busy())).sum::<i64>();
+    let types: Vec<(KernelType, i64)> = by_type.into_iter().filter(|(_, t)| *t > 0).collect();
+    report.tables.push(
+        Table::new("time_by_kernel_type")
+            .with("kernel_type", Unit::None, Values::Str(types.iter().map(|(t, _)| t.as_str().to_string()).collect()))
+            .with("time_us", Unit::Us, Values::Float(types.iter().map(|(_, t)| us(*t)).collect()))
+            .with("share_of_busy_pct", Unit::Percent, Values::Float(types.iter().map(|(_, t)| pct(*t, busy_total)).collect())),
+    );
+    let top_kernels = top_of(kernels, top);
+    report.tables.push(name_table("top_gpu_kernels", &top_kernels, gpu_total).with(
+        "kernel_type",
+        Unit::None,
+        Values::Str(top_kernels.iter().map(|k| kernel_type_of[&k.0].as_str().to_string()).collect()),
+    ));
+    let top_ops = top_of(ops, top);
+    report.tables.push(name_table("top_cpu_ops", &top_ops, cpu_total));
+
+    // overlap and idle causes per rank
+    let overlap: BTreeMap<u32, (f64, f64)> = comm_comp_overlap(ctx).into_iter().map(|o| (o.rank, (o.comm, o.pctg))).collect();
+    let mut idle: BTreeMap<u32, [i64; 3]> = BTreeMap::new();
+    for (f, r) in ctx.ranks() {
+        let e = idle.entry(f.rank).or_default();
+        for s in idle_time(f, r, None, 30_000, false) {
+            for (k, c) in IdleCategory::ALL.into_iter().enumerate() {
+                e[k] += s.idle_ns(c);
+            }
+        }
+    }
+    let ranks: Vec<u32> = gpu.iter().map(|(r, _)| *r).collect();
+    let idle_col = |k: usize| Values::Float(ranks.iter().map(|r| idle.get(r).map_or(f64::NAN, |v| us(v[k]))).collect());
+    report.tables.push(
+        Table::new("overlap_and_idle")
+            .with("rank", Unit::None, Values::Int(ranks.iter().map(|&r| i64::from(r)).collect()))
+            .with("communication_us", Unit::Us, Values::Float(ranks.iter().map(|r| overlap.get(r).map_or(f64::NAN, |o| o.0)).collect()))
+            .with(
+                "comm_overlapped_pct",
+                Unit::Percent,
+                Values::Float(ranks.iter().map(|r| overlap.get(r).map_or(f64::NAN, |o| o.1)).collect()),
+            )
+            .with("idle_host_wait_us", Unit::Us, idle_col(0))
+            .with("idle_kernel_wait_us", Unit::Us, idle_col(1))
+            .with("idle_other_us", Unit::Us, idle_col(2)),
+    );
+
+    if ranks.len() > 1 {
+        report.tables.push(ranks_table(&gpu, &step_median, &overlap));
+    }
+    report.notes.extend(headlines(&gpu, &steps, &step_median, &idle));
+    report.charts = charts(&gpu, &steps);
+    Ok(report)
+}
+
+fn gpu_table(gpu: &[(u32, Option<GpuTime>)]) -> Table {
+    let col = |f: fn(&GpuTime) -> i64| Values::Float(gpu.iter().map(|(_, g)| g.as_ref().map_or(f64::NAN, |g| us(f(g)))).collect());
+    let share =
+        |f: fn(&GpuTime) -> i64| Values::Float(gpu.iter().map(|(_, g)| g.as_ref().map_or(f64::NAN, |g| pct(f(g), g.span))).collect());
+    Table::new("gpu_time_by_rank")
+        .with("rank", Unit::None, Values::Int(gpu.iter().map(|(r, _)| i64::from(*r)).collect()))
+        .with("span_us", Unit::Us, col(|g| g.span))
+        .with("busy_us", Unit::Us, col(GpuTime::busy))
+        .with("compute_us", Unit::Us, col(|g| g.compute))
+        .with("communication_us", Unit::Us, col(|g| g.communication))
+        .with("memory_us", Unit::Us, col(|g| g.memory))
+        .with("other_us", Unit::Us, col(|g| g.other))
+        .with("idle_us", Unit::Us, col(|g| g.idle))
+        .with("busy_pct", Unit::Percent, share(GpuTime::busy))
+        .with("compute_pct", Unit::Percent, share(|g| g.compute))
+        .with("communication_pct", Unit::Percent, share(|g| g.communication))
+        .with("memory_pct", Unit::Percent, share(|g| g.memory))
+        .with("other_pct", Unit::Percent, share(|g| g.other))
+        .with("idle_pct", Unit::Percent, share(|g| g.idle))
+}
+
+/// `name, calls, total_us, mean_us, share_pct` (share of `total`).
+fn name_table(name: &str, rows: &[(String, i64, i64)], total: i64) -> Table {
+    Table::new(name)
+        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()))
+        .with("calls", Unit::Count, Values::Int(rows.iter().map(|r| r.1).collect()))
+        .with("total_us", Unit::Us, Values::Float(rows.iter().map(|r| us(r.2)).collect()))
+        .with("mean_us", Unit::Us, Values::Float(rows.iter().map(|r| us(r.2) / r.1 as f64).collect()))
+        .with("share_pct", Unit::Percent, Values::Float(rows.iter().map(|r| pct(r.2, total)).collect()))
+}
+
+/// The ranks × metrics table with the outliers named (module docs, 6).
+fn ranks_table(gpu: &[(u32, Option<GpuTime>)], step_median: &BTreeMap<u32, f64>, overlap: &BTreeMap<u32, (f64, f64)>) -> Table {
+    let ranks: Vec<u32> = gpu.iter().map(|(r, _)| *r).collect();
+    let step: Vec<f64> = ranks.iter().map(|r| step_median.get(r).map_or(f64::NAN, |&d| us_f64(d))).collect();
+    let busy: Vec<f64> = gpu.iter().map(|(_, g)| g.as_ref().map_or(f64::NAN, |g| pct(g.busy(), g.span))).collect();
+    let comm: Vec<f64> = ranks.iter().map(|r| overlap.get(r).map_or(f64::NAN, |o| o.0)).collect();
+    let idle: Vec<f64> = gpu.iter().map(|(_, g)| g.as_ref().map_or(f64::NAN, |g| pct(g.idle, g.span))).collect();
+    let metrics = [("step time", &step), ("busy %", &busy), ("communication time", &comm), ("idle %", &idle)];
+    let flags: Vec<Vec<bool>> = metrics.iter().map(|(_, v)| outliers(v)).collect();
+    let named: Vec<String> = (0..ranks.len())
+        .map(|i| metrics.iter().zip(&flags).filter(|(_, f)| f[i]).map(|((n, _), _)| *n).collect::<Vec<_>>().join(", "))
+        .collect();
+    Table::new("ranks")
+        .with("rank", Unit::None, Values::Int(ranks.iter().map(|&r| i64::from(r)).collect()))
+        .with("median_step_us", Unit::Us, Values::Float(step))
+        .with("busy_pct", Unit::Percent, Values::Float(busy))
+        .with("communication_us", Unit::Us, Values::Float(comm))
+        .with("idle_pct", Unit::Percent, Values::Float(idle))
+        .with("outlier_on", Unit::None, Values::Str(named))
+}
+
+/// One-line answers: busy share, steps, idle causes (module docs).
+fn headlines(
+    gpu: &[(u32, Option<GpuTime>)],
+    steps: &[StepTime],
+    step_median: &BTreeMap<u32, f64>,
+    idle: &BTreeMap<u32, [i64; 3]>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    let sum = |f: fn(&GpuTime) -> i64| gpu.iter().filter_map(|(_, g)| g.as_ref().map(f)).sum::<i64>();
+    let span = sum(|g| g.span);
+    if span > 0 {
+        out.push(format!(
+            "GPU busy {:.1} % of its span (compute {:.1} %, communication {:.1} %, memory {:.1} %, other {:.1} %), idle {:.1} %",
+            pct(sum(GpuTime::busy), span),
+            pct(sum(|g| g.compute), span),
+            pct(sum(|g| g.communication), span),
+            pct(sum(|g| g.memory), span),
+            pct(sum(|g| g.other), span),
+            pct(sum(|g| g.idle), span)
+        ));
+    }
+    if let Some(slowest) = steps.iter().max_by(|a, b| a.duration.cmp(&b.duration).then(b.rank.cmp(&a.rank)).then(b.step.cmp(&a.step))) {
+        let all: Vec<f64> = steps.iter().map(|s| s.duration as f64).collect();
+        let where_ = if step_median.len() > 1 { format!(" on rank {}", slowest.rank) } else { String::new() };
+        out.push(format!(
+            "{} step{}: median {:.3} ms, slowest ProfilerStep#{}{where_} {:.3} ms",
+            steps.len(),
+            if steps.len() == 1 { "" } else { "s" },
+            ms_f64(median(&all)),
+            slowest.step,
+            ms(slowest.duration)
+        ));
+    }
+    let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
+    let all_idle: i64 = total.iter().sum();
+    if all_idle > 0 {
+        out.push(format!(
+            "idle between kernels: host wait {:.1} %, kernel wait {:.1} %, other {:.1} %",
+            pct(total[0], all_idle),
+            pct(total[1], all_idle),
+            pct(total[2], all_idle)
+        ));
+    }
+    out
+}
+
+/// One disjoint part of [`GpuTime`].
+type Part = fn(&GpuTime) -> i64;
+
+fn charts(gpu: &[(u32, Option<GpuTime>)], steps: &[StepTime]) -> Vec<Chart> {
+    let parts: [(&str, Part); 5] = [
+        ("compute", |g| g.compute),
+        ("communication", |g| g.communication),
+        ("memory", |g| g.memory),
+        ("other", |g| g.other),
+        ("idle", |g| g.idle),
+    ];
+    let mut charts = vec![Chart::StackedBars {
+        title: "GPU time by rank".into(),
+        x_label: "rank".into(),
+        y_label: "% of the GPU span".into(),
+        categories: gpu.iter().map(|(r, _)| format!("rank {r}")).collect(),
+        series: parts
+            .iter()
+            .map(|(name, f)| Series {
+                name: name.to_string(),
+                values: gpu.iter().map(|(_, g)| g.as_ref().map_or(0.0, |g| pct(f(g), g.span))).collect(),
+            })
+            .collect(),
+    }];
+    if !steps.is_empty() {
+        let ranks: Vec<u32> = gpu.iter().map(|(r, _)| *r).filter(|r| steps.iter().any(|s| s.rank == *r)).collect();
+        charts.push(Chart::Lines {
+            title: "Step time".into(),
+            x_label: "step".into(),
+            y_label: "ms".into(),
+            lines: ranks
+                .iter()
+                .map(|&r| Line {
+                    name: format!("rank {r}"),
+                    points: steps.iter().filter(|s| s.rank == r).map(|s| (s.step as f64, ms(s.duration))).collect(),
+                })
+                .collect(),
+            step: false,
+        });
+    }
+    charts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn outliers_need_three_mads_and_ten_percent() {
+        assert_eq!(outliers(&[100.0, 101.0, 99.0, 100.0, 150.0]), [false, false, false, false, true]);
+        // far in MADs but within 10 % of the median
+        assert_eq!(outliers(&[100.0, 100.0, 100.0, 100.5, 105.0]), [false; 5]);
+        // two ranks: the median is between them, never an outlier
+        assert_eq!(outliers(&[100.0, 1000.0]), [false, false]);
+        assert_eq!(outliers(&[f64::NAN, 100.0, 100.0, 100.0, 300.0]), [false, false, false, false, true]);
+    }
+}
