@@ -11,7 +11,7 @@ import { $ } from './dom.js';
 import { Num } from './report.js';
 import { mainWasm, wasmModule } from './platform.js';
 import { hashState, message, setBusy, setState, showError, showProgress, showStatus } from './page-state.js';
-import { clearOutput, render } from './overview.js';
+import { clearOutput, render, showDashboard } from './overview.js';
 import { answered, ask, prepareStandby, setReadingCheck, takeWorker } from './workers.js';
 import { listenForFiles, loadSample } from './files.js';
 import { chooseSide, dropPair, listenForDiffMode, readingPair, setMode } from './diff-mode.js';
@@ -71,6 +71,7 @@ async function run(files) {
         const ov = render(data.json);
         trace = { worker, ranks: (ov.ranks ?? []).map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))), pending: new Map() };
         buildTabs(list, diffOptions, { ranks: trace.ranks, ask: (msg) => ask(msg, trace) });
+        if (list.some((a) => a.name === 'summary')) showDashboard((msg) => ask(msg, trace));
         setState('done');
       } catch (e) {
         worker.terminate();

@@ -1,10 +1,12 @@
-// The overview of a trace: the summary line, the top-level fields, the warnings, one table per rank and the
-// kinds chart, all from the overview JSON the worker returns (Rust's `info --json`), shown as given.
+// The overview of a trace: the summary line and the warnings, then where the time went (the `summary`
+// analysis, rendered as its panel renders it), then the trace details (collapsed): the top-level fields, one
+// table per rank and the kinds chart, from the overview JSON the worker returns (Rust's `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, parseExact } from './report.js';
+import { Num, parseExact, renderReport } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
+import { message } from './page-state.js';
 
 export const parseOverview = parseExact;
 const inline = (v) => (scalar(v) ? show(v) : Array.isArray(v) ? v.map(inline).join(', ')
@@ -17,6 +19,11 @@ export function clearOutput() {
   $('error').textContent = '';
   $('overview').hidden = true;
   for (const id of ['summary', 'overview-extra', 'warnings', 'ranks']) $(id).replaceChildren();
+  const dash = $('dashboard');
+  dashboardRun++;
+  dash.dataset.state = 'idle';
+  for (const part of dash.querySelectorAll('.notes, .files, .charts, .tables')) part.replaceChildren();
+  dash.querySelector('.panel-error').hidden = true;
   $('warnings-box').hidden = true;
   $('chart-kinds').hidden = true;
   $('tabs').hidden = true;
@@ -99,5 +106,33 @@ async function drawChart(json) {
   } catch (e) {
     canvas.hidden = true;
     console.warn('draw_kinds_chart failed:', e);
+  }
+}
+
+let dashboardRun = 0; // a newer trace (clearOutput) or run supersedes one still waiting for its answer
+
+/** Runs the `summary` analysis on the trace just read (`ask`: a request to the worker holding it) and shows it
+ * in the Overview, as its panel would (the numbers are Rust's; #dashboard[data-state]: running, done, error). */
+export async function showDashboard(ask) {
+  const run = ++dashboardRun;
+  const box = $('dashboard');
+  const parts = Object.fromEntries(['notes', 'files', 'charts', 'tables'].map((k) => [k, box.querySelector(`.${k}`)]));
+  const error = box.querySelector('.panel-error');
+  box.dataset.state = 'running';
+  try {
+    const [answer, mod] = await Promise.all([ask({ type: 'run', analysis: 'summary', params: {}, ranks: '', hta: false }), mainWasm]);
+    if (run !== dashboardRun) return;
+    renderReport(parts, parseExact(answer.json), {
+      prefix: 'dashboard',
+      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
+      drawChart: (id, json) => mod.draw_chart(id, json),
+      downloadFile: async (name) => (await ask({ type: 'file', analysis: 'summary', name })).bytes,
+    });
+    box.dataset.state = 'done';
+  } catch (e) {
+    if (e.dropped || run !== dashboardRun) return;
+    error.textContent = message(e);
+    error.hidden = false;
+    box.dataset.state = 'error';
   }
 }

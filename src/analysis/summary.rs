@@ -411,7 +411,9 @@ fn charts(gpu: &[(u32, Option<GpuTime>)], steps: &[StepTime]) -> Vec<Chart> {
             })
             .collect(),
     }];
-    if !steps.is_empty() {
+    // a line needs two steps: with at most one step per rank the step table says it all
+    let most = gpu.iter().map(|(r, _)| steps.iter().filter(|s| s.rank == *r).count()).max().unwrap_or(0);
+    if most >= 2 {
         let ranks: Vec<u32> = gpu.iter().map(|(r, _)| *r).filter(|r| steps.iter().any(|s| s.rank == *r)).collect();
         charts.push(Chart::Lines {
             title: "Step time".into(),

@@ -212,13 +212,18 @@ export async function waitPanel(page, name, timeout = 60_000) {
 
 /** What the panel of analysis `name` shows, as text. */
 export function readPanel(page, name) {
-  return page.evaluate((name) => {
-    const p = document.getElementById(`panel-${name}`);
+  return readReport(page, `panel-${name}`);
+}
+
+/** What the element `id` shows of a report (a panel, or the Overview's #dashboard), as text. */
+export function readReport(page, id) {
+  return page.evaluate((id) => {
+    const p = document.getElementById(id);
     const err = p.querySelector('.panel-error');
     return {
       visible: !p.hidden && p.offsetParent !== null,
       state: p.dataset.state,
-      status: p.querySelector('.run-status').textContent,
+      status: p.querySelector('.run-status')?.textContent ?? null,
       error: err.hidden ? null : err.textContent,
       notes: [...p.querySelectorAll('.notes li')].map((li) => li.textContent),
       files: [...p.querySelectorAll('[data-file]')].map((b) => b.dataset.file),
@@ -238,7 +243,7 @@ export function readPanel(page, name) {
         };
       }),
     };
-  }, name);
+  }, id);
 }
 
 /** Clicks `selector` and returns the download it starts: {name, bytes}. Chromium 156 drops the 11th of a

@@ -11,9 +11,25 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import {
-  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, screenshot, shared, waitDone,
+  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readReport, screenshot, shared, waitDone,
 } from './harness.js';
 import { assertChartsDrawn, assertClean, assertPanelShows, dropFile, open, sampleName, server, setUp, tmp, traceFilter } from './setup.js';
+
+
+/** The Overview's "Where the time went" (#dashboard) shows exactly `kinetoscope summary --json` on the same files,
+ * with its charts drawn, above the trace details (collapsed). */
+async function assertShowsDashboard(page, dir, names, what) {
+  const want = cliAnalysis(dir, 'summary', names);
+  assert.equal(want.status, 0, want.stderr);
+  await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('dashboard').dataset.state), null, { timeout: 60_000 });
+  const shown = await readReport(page, 'dashboard');
+  assert.ok(shown.visible, `${what}: the dashboard is on the Overview`);
+  assertPanelShows(shown, want.json, `${what} dashboard`);
+  assert.ok(shown.tables.length >= 6 && shown.charts.length >= 1, `${what}: tables and charts`);
+  await assertChartsDrawn(page, shown, `${what} dashboard`);
+  assert.equal(await page.evaluate(() => document.getElementById('trace-details').open), false, `${what}: trace details start collapsed`);
+  return shown;
+}
 
 /** The page shows exactly the CLI's overview: summary, top-level fields, every rank row, the warnings. */
 function assertShowsOverview(shown, overview) {
@@ -69,6 +85,8 @@ corpusTest('(b) picking a folder of 2 ranks shows both ranks as the CLI does', a
   const page = await open();
   await page.setInputFiles('#folder', traceFilter); // webkitdirectory input: the whole folder
   assertShowsOverview(await waitDone(page), want.json);
+  const dash = await assertShowsDashboard(page, traceFilter, names, '2 ranks');
+  assert.ok(dash.tables.some((t) => t.name === 'ranks'), 'several ranks: the ranks table with outliers');
   await screenshot(page, 'b-folder-2-ranks');
 
   // the same two files through the multi-file picker give the same page
@@ -86,6 +104,8 @@ test('(c) "Load sample" shows the bundled sample, equal to the CLI', async () =>
   const page = await open();
   await page.click('#load-sample');
   assertShowsOverview(await waitDone(page), want.json);
+  const dash = await assertShowsDashboard(page, path.join(dist, 'sample'), [sampleName], 'sample');
+  assert.ok(!dash.tables.some((t) => t.name === 'ranks'), 'one rank: no ranks table');
   assert.match(page.url(), /#sample=1$/, 'URL hash records the sample');
   await assertChart(page);
   await screenshot(page, 'c-sample');
