@@ -159,6 +159,16 @@ for marker, replacement in parts.items():
     if page.count(marker) != 1:
         sys.exit(f"build.sh: www/index.html must contain exactly once: {marker}")
     page = page.replace(marker, replacement)
+
+# Content-Security-Policy: the inline scripts that run (no type, or type=module; data blocks don't) are
+# allowed by their SHA-256 instead of 'self' (a file:// page has no origin to trust)
+import hashlib
+running = re.findall(r"<script(?![^>]*type=\"(?:application/octet-stream|text/plain)\")[^>]*>(.*?)</script>", page, flags=re.S)
+hashes = " ".join("'sha256-%s'" % base64.b64encode(hashlib.sha256(body.encode("utf-8")).digest()).decode("ascii") for body in running)
+policy = "script-src 'self' 'wasm-unsafe-eval'"
+if page.count(policy) != 1 or len(running) < 3:
+    sys.exit(f"build.sh: www/index.html's Content-Security-Policy must contain exactly once: {policy} (and {len(running)} inline scripts run)")
+page = page.replace(policy, f"script-src 'wasm-unsafe-eval' {hashes}")
 open("dist/kinetoscope.html", "w", encoding="utf-8").write(page)
 PY
 

@@ -249,3 +249,45 @@ async function writeBigTrace(source, out, bytes) {
   await write('\n]}\n');
   await new Promise((ok, fail) => stream.end((e) => (e ? fail(e) : ok())));
 }
+
+test('(p) nothing leaves the page: its Content-Security-Policy refuses inline and string code and other hosts, and a name from the trace is text', async () => {
+  // a kernel and an operator named like markup: the page must show those characters, run nothing, load nothing
+  const evil = '<img src=x onerror=alert(1)>';
+  const file = path.join(tmp, 'markup-names.json');
+  writeFileSync(file, JSON.stringify({ traceEvents: [
+    { ph: 'X', cat: 'cpu_op', name: `${evil}<script>alert(2)</script>`, pid: 1, tid: 1, ts: 0, dur: 10 },
+    { ph: 'X', cat: 'kernel', name: evil, pid: 0, tid: 7, ts: 2, dur: 5, args: { stream: 7 } },
+  ] }));
+  const page = await open();
+  const requests = [], dialogs = [];
+  page.on('request', (r) => requests.push(r.url()));
+  page.on('dialog', (d) => { dialogs.push(d.message()); d.dismiss(); });
+  await dropFile(page, file);
+  await waitDone(page);
+  await page.waitForFunction(() => document.getElementById('dashboard').dataset.state === 'done');
+  const shown = await readReport(page, 'dashboard');
+  const kernels = shown.tables.find((t) => t.name === 'top_gpu_kernels');
+  assert.equal(kernels.rows[0][kernels.columns.indexOf('name')], evil, 'the kernel name shown as its characters');
+  const ops = shown.tables.find((t) => t.name === 'top_cpu_ops');
+  assert.equal(ops.rows[0][ops.columns.indexOf('name')], `${evil}<script>alert(2)</script>`);
+  await openTab(page, 'kernels');
+  assert.equal(await page.evaluate(() => document.querySelectorAll('img, main script').length), 0, 'no element made from a name');
+  assert.deepEqual(dialogs, [], 'no script ran');
+  assertClean(page);
+  // the policy is in force (the tests' own page.evaluate is exempt, so the page's code is tried): an inline
+  // script added to the page does not run, string code does not run, a connection to another host is refused
+  await page.evaluate(() => {
+    const s = document.createElement('script');
+    s.textContent = 'window.__inlineRan = 1';
+    document.body.append(s);
+    setTimeout('window.__stringRan = 1', 0);
+  });
+  await page.waitForTimeout(200);
+  assert.deepEqual(await page.evaluate(() => [window.__inlineRan, window.__stringRan]), [undefined, undefined], 'inline script and string code refused');
+  const outside = await page.evaluate(() => fetch('https://example.com/').then(() => 'connected', (e) => e.name));
+  assert.equal(outside, 'TypeError', 'fetch to another host refused');
+  assert.ok(page.problems.some((p) => /Content Security Policy/.test(p)), `the refusal is reported: ${page.problems}`);
+  const foreign = requests.filter((u) => !u.startsWith(server.url) && !/^(blob|data):/.test(u));
+  assert.deepEqual(foreign, [], 'no request to another host, the refused one included (blocked before the network)');
+  await page.close();
+});
