@@ -31,13 +31,23 @@ export function buildTabs(list, diffOptions, held) {
   trace = held;
   const compare = diffOptions ? [{ name: COMPARE, title: 'Compare ranks',
     about: 'Ranks of this run against its other ranks (kinetoscope diff RUN --test-ranks N): what makes a straggler slow' }] : [];
-  const tabs = [{ name: OVERVIEW, title: 'Overview' }, ...list, ...compare];
-  $('tabs').replaceChildren(...tabs.map((t) => {
-    const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
-      'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: t.about ?? null }, t.title);
-    b.addEventListener('click', () => selectTab(t.name));
-    return b;
-  }));
+  const tabs = [{ name: OVERVIEW, title: 'Overview', group: '' }, ...list, ...compare.map((c) => ({ ...c, group: 'Compare' }))];
+  // one row part per question (Rust's `group`, the analyses of a group next to each other): its label, its tabs;
+  // HTA's API name is the tab's secondary label (its tooltip, and the panel's subtitle)
+  const groups = [];
+  for (const t of tabs) {
+    if (!groups.length || groups[groups.length - 1].name !== t.group) groups.push({ name: t.group, tabs: [] });
+    groups[groups.length - 1].tabs.push(t);
+  }
+  $('tabs').replaceChildren(...groups.map((g) => el('div', { class: 'tab-group', role: 'presentation', 'data-group': g.name || null },
+    g.name ? el('span', { class: 'tab-group-name' }, g.name) : '',
+    ...g.tabs.map((t) => {
+      const hint = [t.about, t.hta_api ? `HTA: ${t.hta_api.replace(/\s*\(SPEC[^)]*\)/, '')}` : ''].filter(Boolean).join(' · ');
+      const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
+        'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: hint || null }, t.title);
+      b.addEventListener('click', () => selectTab(t.name));
+      return b;
+    }))));
   $('panels').replaceChildren(...list.map(buildPanel), ...compare.map((a) => {
     const panel = diffPanel({ ...a, options: diffOptions, oneTrace: true, ranksHint: rankRanges(trace.ranks),
       ask: (msg) => trace.ask({ ...msg, pair: false }), show: showDiff(a.name), parse: parseExact });
@@ -58,7 +68,7 @@ export function buildTabs(list, diffOptions, held) {
 
 function selectTab(name, remember = true) {
   if (!$('tabs').querySelector(`[data-tab="${CSS.escape(name)}"]`)) return;
-  for (const b of $('tabs').children) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  for (const b of $('tabs').querySelectorAll('[data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
   $('overview').hidden = name !== OVERVIEW;
   for (const p of $('panels').children) p.hidden = p.dataset.analysis !== name;
   if (remember) {

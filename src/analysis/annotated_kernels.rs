@@ -18,7 +18,7 @@
 //! None); durations below zero (HTA's sub-µs rounding, §5.3) do not occur, where HTA raises.
 
 use super::annotations::hta_has_symbol;
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::{is_gpu_kernel, HtaFrame};
 use super::names::shorten_name;
 use crate::model::RankTrace;
@@ -31,6 +31,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Kernels with user annotations",
     about: "Every GPU kernel with the innermost GPU user annotation it runs under, per rank",
     hta_api: "get_gpu_kernels_with_user_annotations (SPEC §2.11)",
+    group: Group::Kernels,
     options: &[
         Opt {
             name: "expand_names",

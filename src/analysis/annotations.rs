@@ -17,7 +17,7 @@
 
 use std::collections::BTreeMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::kept;
 use super::kernels::{aggregate_by_name, Folding, NameStats, PIE_RANKS};
 use crate::model::{EventId, Trace};
@@ -30,6 +30,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "User annotation breakdown",
     about: "Time per user annotation (GPU or CPU timeline) and rank",
     hta_api: "get_gpu_user_annotation_breakdown (SPEC §2.12)",
+    group: Group::GpuTime,
     options: &[
         Opt {
             name: "use_gpu_annotation",

@@ -11,6 +11,42 @@ use crate::table::Report;
 pub use super::error::{fail, AnalysisError};
 pub use super::params::{parse_int_list, Opt, OptKind, Params};
 
+/// The questions the page groups its panels by, in the page's order (the registry lists the
+/// analyses of a group together).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Group {
+    /// Where did the GPU's time go?
+    GpuTime,
+    /// Which kernels, and what launched them?
+    Kernels,
+    /// Is the CPU keeping the GPU fed?
+    LaunchCpu,
+    /// Does communication overlap compute, and which rank is late?
+    Communication,
+    /// How fast are copies?
+    Memory,
+    /// Steps, and LLM decode steps operation by operation.
+    Steps,
+    /// Traces to open in Perfetto.
+    Export,
+}
+
+impl Group {
+    /// The label of the group on the page.
+    pub fn title(self) -> &'static str {
+        match self {
+            Group::GpuTime => "GPU time",
+            Group::Kernels => "Kernels",
+            Group::LaunchCpu => "Launch & CPU",
+            Group::Communication => "Communication",
+            Group::Memory => "Memory",
+            Group::Steps => "Steps & LLM decode",
+            Group::Export => "Export",
+        }
+    }
+}
+
 /// One analysis.
 #[derive(Clone, Copy)]
 pub struct Analysis {
@@ -22,6 +58,8 @@ pub struct Analysis {
     pub about: &'static str,
     /// The HTA API it matches (`get_temporal_breakdown`, SPEC §2.1).
     pub hta_api: &'static str,
+    /// The question it answers: the page groups its panels by it.
+    pub group: Group,
     /// Options with HTA's defaults.
     pub options: &'static [Opt],
     /// Runs it.

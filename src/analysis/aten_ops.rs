@@ -30,7 +30,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::call_stack::CallStacks;
 use super::hta_frame::HtaFrame;
 use super::launches::{gpu_ops_by_correlation, launch_calls};
@@ -45,6 +45,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "ATen op kernels and delays",
     about: "kernels launched by each ATen op, with the op→launch and launch→kernel delays",
     hta_api: "get_aten_op_kernels_and_delay (SPEC §2.10)",
+    group: Group::LaunchCpu,
     options: &[Opt {
         name: "sort_by",
         kind: OptKind::Str,

@@ -15,7 +15,7 @@
 //! "pid", "ts", "args": {"Memcpy BW": GB/s}}`. With `--hta` the series and times are HTA's (µs,
 //! rounded where HTA rounds); without, the corrected series of the two analyses.
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::memory_bw::memory_bw_points;
 use super::queue::queue_points;
 use super::series::id_column;
@@ -30,6 +30,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Trace with counters",
     about: "Write each rank's trace with queue-length and memory-bandwidth counter tracks (gzip Chrome JSON for Perfetto)",
     hta_api: "generate_trace_with_counters (SPEC §2.8)",
+    group: Group::Export,
     options: &[
         Opt {
             name: "time_series",

@@ -25,7 +25,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Params};
 use super::call_stack::CallStacks;
 use super::hta_frame::HtaFrame;
 use super::launches::launch_calls;
@@ -40,6 +40,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "CUPTI counters with operators",
     about: "CUPTI range-profiler counters of each kernel with the operators that launched it",
     hta_api: "get_cupti_counter_data_with_operators (SPEC §2.16)",
+    group: Group::Kernels,
     options: &[],
     run,
 };

@@ -8,7 +8,7 @@
 //! [`extract`] keeps the operations with start ≥ range start and end ≤ range end. Names lose a
 //! trailing `[12.3 us]` timing suffix (Paddle writes one on every event) unless `keep_suffix`.
 
-use crate::analysis::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use crate::analysis::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use crate::analysis::units::us;
 use crate::model::time::decimal_scaled;
 use crate::model::{EventId, IntArg, Kind, Phase, RankTrace, Trace};
@@ -22,6 +22,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "GPU ops in a time range",
     about: "every GPU operation (kernel, memcpy, memset) inside a time range, by start time: the CSV of kinetoscope extract (kernel_extractor's extract)",
     hta_api: "",
+    group: Group::Steps,
     options: &[
         Opt { name: "range", kind: OptKind::Str, default: "", help: "START,END in µs on the trace's clock (PaddlePaddle's args times, else ts), e.g. 2684054.000,2687705.250; empty: the whole trace" },
         Opt { name: "keep_suffix", kind: OptKind::Bool, default: "false", help: "Keep the [12.3 us] timing suffix of operation names" },

@@ -22,7 +22,7 @@
 //! of the call with the kernel's correlation id, and a kernel without one is never `host_wait`; the first kernel has no gap; all three categories are
 //! listed for every stream; values are exact (not rounded); a rank without kernels gets a note.
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::HtaFrame;
 use super::stats::{np_round, Describe};
 use super::units::us;
@@ -36,6 +36,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Idle time breakdown",
     about: "GPU idle time between kernels per stream: waiting for the host, launch delay, other",
     hta_api: "get_idle_time_breakdown (SPEC §2.4)",
+    group: Group::GpuTime,
     options: &[
         Opt { name: "streams", kind: OptKind::IntList, default: "", help: "Streams to analyse (default: every stream with kernels)" },
         Opt { name: "consecutive_kernel_delay", kind: OptKind::Float, default: "30", help: "Gaps shorter than this (µs) are kernel_wait" },

@@ -20,7 +20,7 @@
 
 use std::collections::BTreeMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::intervals::merge_intervals;
 use super::kernel_type::{hta_interval, typed_gpu_rows, KernelType};
 use super::names::shorten_name;
@@ -35,6 +35,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "GPU kernel breakdown",
     about: "GPU time per kernel type (and their overlaps) and the top kernels per type and rank",
     hta_api: "get_gpu_kernel_breakdown (SPEC §2.2)",
+    group: Group::Kernels,
     options: &[
         Opt {
             name: "duration_ratio",

@@ -17,7 +17,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::HtaFrame;
 use super::launches::{gpu_ops_by_correlation, launch_calls, MTIA_LAUNCH};
 use super::units::us;
@@ -31,6 +31,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Kernel launch statistics",
     about: "CPU launch duration, GPU duration and launch delay of every kernel launch and async copy",
     hta_api: "get_cuda_kernel_launch_stats (SPEC §2.9)",
+    group: Group::LaunchCpu,
     options: &[
         Opt {
             name: "runtime_cutoff",

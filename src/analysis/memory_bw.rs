@@ -17,7 +17,7 @@
 //! series (one value per timestamp; transient values between points at the same time are
 //! left out). Traces without the bandwidth arg (AMD) give 0 GB/s throughout, as in HTA.
 
-use super::api::{Analysis, AnalysisError, Context, Params};
+use super::api::{Analysis, AnalysisError, Context, Group, Params};
 use super::hta_frame::HtaFrame;
 use super::kernel_type::{kernel_type, memory_kernel_type, KernelType};
 use super::series::{collapse, downsample_max, id_column, ExactSum};
@@ -34,6 +34,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Memory bandwidth",
     about: "Memcpy/memset bandwidth (GB/s) over time per copy type, and its statistics",
     hta_api: "get_memory_bw_time_series, get_memory_bw_summary (SPEC §2.7)",
+    group: Group::Memory,
     options: &[],
     run,
 };

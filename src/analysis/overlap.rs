@@ -9,7 +9,7 @@
 //! exact ns, `cuda_sync` events are not kernels (SPEC §5.4), and the table also gives the
 //! communication and overlap times.
 
-use super::api::{Analysis, AnalysisError, Context, Params};
+use super::api::{Analysis, AnalysisError, Context, Group, Params};
 use super::intervals::merge_intervals;
 use super::kernel_type::KernelType;
 use super::kernel_type::{hta_interval, typed_gpu_rows};
@@ -24,6 +24,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Communication/computation overlap",
     about: "Share of communication-kernel time that overlaps computation kernels, per rank",
     hta_api: "get_comm_comp_overlap (SPEC §2.3)",
+    group: Group::Communication,
     options: &[],
     run,
 };

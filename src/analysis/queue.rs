@@ -27,7 +27,7 @@
 //! rank, SPEC §5.6) relative to the rank's span (first start to last end; HTA divides by the
 //! span of start times).
 
-use super::api::{Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::HtaFrame;
 use super::stats::{summary_table, Describe};
 
@@ -42,6 +42,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Queue length",
     about: "Launched-but-not-started GPU operations per stream over time, their statistics and time at a full queue",
     hta_api: "get_queue_length_time_series, get_queue_length_summary, get_time_spent_blocked_on_full_queue (SPEC §2.5, §2.6)",
+    group: Group::LaunchCpu,
     options: &[Opt {
         name: "max_queue_length",
         kind: OptKind::Int,

@@ -5,33 +5,37 @@
 use super::api::{Analysis, AnalysisError, Context, Params};
 use crate::table::Report;
 
-/// Every analysis, in the order the page shows them.
+/// Every analysis, in the order the page shows them: grouped by the question they answer
+/// ([`super::api::Group`], in its order).
 pub const ANALYSES: &[Analysis] = &[
-    // where the time went: the page's Overview dashboard (no HTA counterpart)
+    // GPU time: where the time went (the Overview dashboard), temporal breakdown, idle time,
+    // user annotations (SPEC §2.1, §2.4, §2.12)
     super::summary::ANALYSIS,
     super::temporal::ANALYSIS,
-    // kernel breakdown, overlap, user annotations (SPEC §2.2, §2.3, §2.11, §2.12)
-    super::kernels::ANALYSIS,
-    super::overlap::ANALYSIS,
-    super::annotations::ANALYSIS,
-    super::annotated_kernels::ANALYSIS,
-    // idle time, queue length, memory bandwidth, trace with counters (SPEC §2.4–§2.8)
     super::idle::ANALYSIS,
-    super::queue::ANALYSIS,
-    super::memory_bw::ANALYSIS,
-    super::counters::ANALYSIS,
-    // launch statistics, ATen-op delays, steps, stragglers, CUPTI counters (helper-c)
+    super::annotations::ANALYSIS,
+    // kernels: breakdown, with their annotations, frequent sequences, CUPTI counters (SPEC §2.2,
+    // §2.11, §2.13, §2.16)
+    super::kernels::ANALYSIS,
+    super::annotated_kernels::ANALYSIS,
+    super::sequences::ANALYSIS,
+    super::cupti::ANALYSIS,
+    // launch & CPU: launch statistics, ATen-op delays, queue length (SPEC §2.9, §2.10, §2.5–2.6)
     super::launch::ANALYSIS,
     super::aten_ops::ANALYSIS,
-    super::steps::ANALYSIS,
+    super::queue::ANALYSIS,
+    // communication: overlap, stragglers (SPEC §2.3, §2.15)
+    super::overlap::ANALYSIS,
     super::stragglers::ANALYSIS,
-    super::cupti::ANALYSIS,
-    // frequent CUDA kernel sequences (SPEC §2.13)
-    super::sequences::ANALYSIS,
-    // LLM decode steps and GPU operations in a time range (kernel_extractor's `stats` and
+    // memory bandwidth (SPEC §2.7)
+    super::memory_bw::ANALYSIS,
+    // steps and LLM decode steps; GPU operations in a time range (kernel_extractor's `stats` and
     // `extract`; no HTA counterpart)
+    super::steps::ANALYSIS,
     super::decode::ANALYSIS,
     super::gpu_ops::ANALYSIS,
+    // export: the trace with counter tracks (SPEC §2.8)
+    super::counters::ANALYSIS,
 ];
 
 /// The analysis called `name` (snake_case; the kebab-case spelling, `memory-bw`, is accepted).
@@ -109,4 +113,20 @@ pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisEr
         }
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::api::Group;
+
+    #[test]
+    fn analyses_are_listed_by_group_in_group_order() {
+        let order = [Group::GpuTime, Group::Kernels, Group::LaunchCpu, Group::Communication, Group::Memory, Group::Steps, Group::Export];
+        let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
+        let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
+        assert_eq!(names.len(), 18);
+        assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
+    }
 }

@@ -28,7 +28,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::call_graph::{CallGraph, CallGraphOptions};
 use super::hta_frame::HtaFrame;
 use super::names::shorten_name;
@@ -44,6 +44,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Frequent CUDA kernel sequences",
     about: "Kernel sequences an operator launches, by frequency, with a trace marking the top ones",
     hta_api: "get_frequent_cuda_kernel_sequences (SPEC §2.13)",
+    group: Group::Kernels,
     options: &[
         Opt {
             name: "operator_name",

@@ -8,7 +8,7 @@
 
 use std::collections::BTreeMap;
 
-use super::api::{Analysis, AnalysisError, Context, Params};
+use super::api::{Analysis, AnalysisError, Context, Group, Params};
 use super::hta_frame::hta_step_number;
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};
@@ -19,6 +19,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Profiler steps",
     about: "the profiler steps (iterations) in the trace",
     hta_api: "get_profiler_steps (SPEC §2.14)",
+    group: Group::Steps,
     options: &[],
     run,
 };

@@ -28,7 +28,7 @@
 
 use std::collections::BTreeMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::kernel_type::{hta_kernel_type, KernelType};
 use super::names::shorten_name;
 use super::stats::{mean, std};
@@ -43,6 +43,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Potential stragglers",
     about: "ranks whose dominant communication kernel starts late",
     hta_api: "get_potential_stragglers (SPEC §2.15)",
+    group: Group::Communication,
     options: &[
         Opt { name: "profiler_steps", kind: OptKind::IntList, default: "", help: "steps to analyse (default: all)" },
         Opt { name: "num_candidates", kind: OptKind::Int, default: "2", help: "number of straggler ranks to report" },

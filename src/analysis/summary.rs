@@ -27,7 +27,7 @@
 
 use std::collections::BTreeMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::hta_step_number;
 use super::idle::{idle_time, IdleCategory};
 use super::intervals::{covered, merge_intervals};
@@ -45,6 +45,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Where the time went",
     about: "GPU time per rank (busy, idle, compute, communication, memory), step times, top kernels and CPU operators, overlap, idle causes and outlier ranks, on one screen",
     hta_api: "",
+    group: Group::GpuTime,
     options: &[Opt { name: "top", kind: OptKind::Int, default: "10", help: "How many GPU kernels and CPU operators to list" }],
     run,
 };

@@ -6,7 +6,7 @@
 //! `--hta` they are not GPU work, SPEC §5.4). A rank without GPU events makes HTA raise; we report
 //! zero times and no percentages for it.
 
-use super::api::{fail, Analysis, AnalysisError, Context, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Params};
 use super::intervals::{covered, merge_intervals};
 use super::kernel_type::{gpu_rows, kernel_type, KernelType};
 use super::stats::np_round;
@@ -20,6 +20,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Temporal breakdown",
     about: "GPU idle / compute / non-compute time per rank",
     hta_api: "get_temporal_breakdown (SPEC §2.1)",
+    group: Group::GpuTime,
     options: &[],
     run,
 };

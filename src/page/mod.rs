@@ -42,15 +42,25 @@ struct AnalysisInfo {
     title: &'static str,
     about: &'static str,
     hta_api: &'static str,
+    /// The question the panel answers (the tab row it sits in).
+    group: &'static str,
     options: &'static [Opt],
 }
 
 /// Every analysis of the registry, in order:
-/// `[{name, title, about, hta_api, options: [{name, kind, default, help}]}]`.
+/// `[{name, title, about, hta_api, group, options: [{name, kind, default, help}]}]` (`group`: the
+/// title of the question it answers, the analyses of a group next to each other).
 pub fn analyses_json() -> String {
     let list: Vec<AnalysisInfo> = registry::ANALYSES
         .iter()
-        .map(|a| AnalysisInfo { name: a.name, title: a.title, about: a.about, hta_api: a.hta_api, options: a.options })
+        .map(|a| AnalysisInfo {
+            name: a.name,
+            title: a.title,
+            about: a.about,
+            hta_api: a.hta_api,
+            group: a.group.title(),
+            options: a.options,
+        })
         .collect();
     serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
 }
@@ -206,6 +216,7 @@ mod tests {
         for (item, a) in list.iter().zip(registry::ANALYSES) {
             assert_eq!(item["name"], a.name);
             assert_eq!(item["title"], a.title);
+            assert_eq!(item["group"], a.group.title());
             assert_eq!(item["options"].as_array().unwrap().len(), a.options.len());
             for (o, spec) in item["options"].as_array().unwrap().iter().zip(a.options) {
                 assert_eq!(o["name"], spec.name);

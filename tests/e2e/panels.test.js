@@ -137,6 +137,11 @@ test('(i) every analysis of the registry has a tab that shows what its CLI subco
   await waitDone(page);
   const tabs = await page.$$eval('#tabs [data-tab]', (bs) => bs.map((b) => b.dataset.tab));
   assert.deepEqual(tabs, ['overview', ...names, 'compare-ranks'], 'Overview, one tab per analysis in registry order, Compare ranks');
+  // the tabs are grouped by the question they answer (Rust's registry groups), each group labelled
+  const groups = await page.$$eval('#tabs .tab-group', (gs) => gs.map((g) => [g.dataset.group ?? '', [...g.querySelectorAll('[data-tab]')].map((b) => b.dataset.tab)]));
+  assert.deepEqual(groups.map((g) => g[0]), ['', 'GPU time', 'Kernels', 'Launch & CPU', 'Communication', 'Memory', 'Steps & LLM decode', 'Export', 'Compare']);
+  assert.deepEqual(groups[1][1].slice(0, 2), ['summary', 'temporal'], 'GPU time starts with where the time went');
+  assert.deepEqual(groups.flatMap((g) => g[1]), tabs, 'every tab in exactly one group');
   for (const { name, hta: hasHta } of analyses) {
     // an analysis without an HTA counterpart (decode) runs in one mode and shows no HTA checkbox
     for (const hta of hasHta ? [false, true] : [false]) {

@@ -31,7 +31,7 @@ pub use steps::{StepKind, StepStat};
 
 use rustc_hash::FxHashMap;
 
-use super::api::{fail, Analysis, AnalysisError, Context, Opt, OptKind, Params};
+use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use crate::model::time::decimal_scaled;
 use crate::table::Report;
 
@@ -41,6 +41,7 @@ pub const ANALYSIS: Analysis = Analysis {
     title: "Decode steps",
     about: "per-operation timing of the average LLM decode step (averages, p50/p90/max, bubbles), per-step table, prefill vs decode",
     hta_api: "",
+    group: Group::Steps,
     options: &[
         Opt { name: "start_kernel", kind: OptKind::Str, default: DEFAULT_START_KERNEL, help: "Cut each decode step at the first GPU operation whose name contains this text and measure from its start; none: measure from the step start" },
         Opt { name: "prefill_ms", kind: OptKind::Float, default: "30", help: "Steps longer than this (ms) are prefill and left out" },
