@@ -39,7 +39,11 @@ export function showProgress({ file, done, total, slot }) {
 }
 
 export const hashState = () => new URLSearchParams(location.hash.slice(1));
-export function setHash(params) {
+/** Writes `params` as the URL hash; `push`: as a new history entry (a view the user chose: Back returns to the
+ * one before), unless it is the hash already. */
+export function setHash(params, push = false) {
   const s = params.toString();
-  history.replaceState(null, '', s ? `#${s}` : location.pathname + location.search);
+  const url = s ? `#${s}` : location.pathname + location.search;
+  if (push && `#${s}` !== location.hash && (s || location.hash)) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
 }

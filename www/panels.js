@@ -12,17 +12,70 @@ import { showDiff } from './diff-mode.js';
 
 const OVERVIEW = 'overview';
 const COMPARE = 'compare-ranks'; // the tab of a diff panel on the one trace: a rank set against the others
-// A link's `#tab=name` opens that tab once its trace is read, with the options the link gives (`&range=1,2`: the
-// registry's option names); a trace opened later starts on its Overview.
+// The URL hash holds the view: `#tab=name`, the panel's options that differ from their defaults (the registry's
+// option names: `&range=1,2`), `&ranks=0-3`, `&hta=1`. A link opens that view once its trace is read (a trace
+// opened later starts on its Overview); choosing a tab or running a panel with other options adds a history entry,
+// so Back and Forward step through the views.
 let linkedTab = hashState().get('tab');
 const linkedOptions = hashState();
 let trace = null; // the trace whose tabs are shown (buildTabs): {ranks: [rank text], ask(request) → Promise}
 
-/** `#tab=name` typed or followed on the page selects that tab. */
+/** A hash typed, followed, or reached with Back/Forward shows its view: the tab, and the panel with those options
+ * (rerun when they changed). */
 export function listenForTabs() {
-  window.addEventListener('hashchange', () => {
-    if (!$('tabs').hidden) selectTab(hashState().get('tab') ?? OVERVIEW, false);
-  });
+  const follow = () => {
+    if ($('tabs').hidden) return;
+    const params = hashState();
+    const name = params.get('tab') ?? OVERVIEW;
+    const panel = $(`panel-${name}`);
+    const changed = applyView(panel, params);
+    selectTab(name, false);
+    if (changed && panel.dataset.state !== 'idle') runPanel(panel);
+  };
+  window.addEventListener('hashchange', follow);
+  window.addEventListener('popstate', follow);
+}
+
+/** The URL hash of tab `name`'s view: the tab, the panel's options that differ from their defaults, its ranks and
+ * HTA mode (`sample` kept, so a link to the sample reopens the same view). */
+function viewHash(name) {
+  const now = hashState();
+  const params = new URLSearchParams();
+  if (now.has('sample')) params.set('sample', now.get('sample'));
+  if (name === OVERVIEW) return params;
+  params.set('tab', name);
+  const r = $(`panel-${name}`)?.run;
+  if (!r) return params;
+  for (const input of r.form.querySelectorAll('[data-opt]')) {
+    const v = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
+    if (v !== input.dataset.default) params.set(input.dataset.opt, v);
+  }
+  if (r.ranks.value.trim()) params.set('ranks', r.ranks.value.trim());
+  if (r.hta.checked) params.set('hta', '1');
+  return params;
+}
+
+/** Sets a panel's inputs from the hash `params` (an option not in it: its default); whether any changed. */
+function applyView(panel, params) {
+  const r = panel?.run;
+  if (!r) return false;
+  let changed = false;
+  const set = (input, v) => {
+    if (input.type === 'checkbox') {
+      changed ||= input.checked !== v;
+      input.checked = v;
+    } else {
+      changed ||= input.value !== v;
+      input.value = v;
+    }
+  };
+  for (const input of r.form.querySelectorAll('[data-opt]')) {
+    const v = params.get(input.dataset.opt) ?? input.dataset.default;
+    set(input, input.type === 'checkbox' ? v === 'true' : v);
+  }
+  set(r.ranks, params.get('ranks') ?? '');
+  set(r.hta, params.get('hta') === '1' && !r.hta.closest('label').hidden);
+  return changed;
 }
 
 /** The tabs of a trace just read: `list` Rust's analyses(), `diffOptions` its diff_options() (null: no Compare
@@ -57,12 +110,7 @@ export function buildTabs(list, diffOptions, held) {
   $('tabs').hidden = false;
   const wanted = linkedTab;
   linkedTab = null;
-  for (const input of (wanted && $(`panel-${wanted}`)?.querySelectorAll('[data-opt]')) || []) {
-    const v = linkedOptions.get(input.dataset.opt);
-    if (v === null) continue;
-    if (input.type === 'checkbox') input.checked = v === 'true';
-    else input.value = v;
-  }
+  if (wanted) applyView($(`panel-${wanted}`), linkedOptions);
   selectTab(tabs.some((a) => a.name === wanted) ? wanted : OVERVIEW);
 }
 
@@ -71,19 +119,14 @@ function selectTab(name, remember = true) {
   for (const b of $('tabs').querySelectorAll('[data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
   $('overview').hidden = name !== OVERVIEW;
   for (const p of $('panels').children) p.hidden = p.dataset.analysis !== name;
-  if (remember) {
-    const params = hashState();
-    if (name === OVERVIEW) params.delete('tab');
-    else params.set('tab', name);
-    setHash(params);
-  }
+  if (remember) setHash(viewHash(name), true);
   const panel = $(`panel-${name}`);
   if (panel && panel.dataset.state === 'idle') runPanel(panel);
 }
 
 function buildPanel(a) {
   const fields = a.options.map((o) => {
-    const attrs = { 'data-opt': o.name, name: o.name, title: o.help || null };
+    const attrs = { 'data-opt': o.name, 'data-default': o.default, name: o.name, title: o.help || null };
     const input = o.kind === 'bool'
       ? el('input', { ...attrs, type: 'checkbox' })
       // wide enough for the default (a kernel name, a counter list; `size` counts average characters,
@@ -141,6 +184,8 @@ async function runPanel(panel) {
   for (const input of r.form.querySelectorAll('[data-opt]')) {
     params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
   }
+  // the view run is the one the URL holds (a new history entry when the options changed)
+  if (!panel.hidden) setHash(viewHash(r.analysis), true);
   panel.dataset.state = 'running';
   r.status.textContent = 'Running…';
   try {

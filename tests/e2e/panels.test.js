@@ -218,3 +218,53 @@ async function assertFiltersAndSorting(page, name, panel, json, what) {
     }
   }
 }
+
+test('(q) the URL holds the panel, its options, ranks and mode; a link reopens the view; Back and Forward step through views', async () => {
+  const dir = path.join(dist, 'sample');
+  const view = (page) => Object.fromEntries(new URLSearchParams(new URL(page.url()).hash.slice(1)));
+  const cli = (...args) => {
+    const r = cliAnalysis(dir, 'kernels', [sampleName, ...args]);
+    assert.equal(r.status, 0, r.stderr);
+    return r.json;
+  };
+  // a link with an option opens that panel with it
+  const page = await open(`${server.url}#sample=1&tab=kernels&num_kernels=3`);
+  await waitDone(page);
+  let panel = await waitPanel(page, 'kernels');
+  assert.equal(panel.options.num_kernels, '3');
+  assertPanelShows(panel, cli('--num-kernels', '3'), 'linked num_kernels=3');
+  // another option and HTA mode: the URL follows (only what differs from the defaults)
+  await page.fill('#panel-kernels [data-opt="duration_ratio"]', '0.5');
+  await page.click('#panel-kernels button[type=submit]');
+  panel = await waitPanel(page, 'kernels');
+  assert.deepEqual(view(page), { sample: '1', tab: 'kernels', duration_ratio: '0.5', num_kernels: '3' });
+  await page.click('#panel-kernels input.hta');
+  panel = await waitPanel(page, 'kernels');
+  assert.deepEqual(view(page), { sample: '1', tab: 'kernels', duration_ratio: '0.5', num_kernels: '3', hta: '1' });
+  assertPanelShows(panel, cli('--num-kernels', '3', '--duration-ratio', '0.5', '--hta'), 'kernels 3, 0.5, HTA');
+  // another tab, then Back: the kernels view as it was; Back again: the options before; Forward
+  await openTab(page, 'temporal');
+  assert.deepEqual(view(page), { sample: '1', tab: 'temporal' });
+  const shows = (tab, want) => page.waitForFunction(([tab, want]) => {
+    const p = document.getElementById(`panel-${tab}`);
+    const opts = Object.fromEntries([...p.querySelectorAll('[data-opt]')].map((i) => [i.dataset.opt, i.type === 'checkbox' ? String(i.checked) : i.value]));
+    return !p.hidden && p.dataset.state === 'done' && Object.entries(want).every(([k, v]) => (k === 'hta' ? String(p.querySelector('input.hta').checked) : opts[k]) === v);
+  }, [tab, want], { timeout: 60_000 });
+  await page.goBack();
+  await shows('kernels', { duration_ratio: '0.5', num_kernels: '3', hta: 'true' });
+  await page.goBack();
+  await shows('kernels', { duration_ratio: '0.5', num_kernels: '3', hta: 'false' });
+  assertPanelShows(await waitPanel(page, 'kernels'), cli('--num-kernels', '3', '--duration-ratio', '0.5'), 'Back: without HTA mode');
+  await page.goBack();
+  await shows('kernels', { duration_ratio: '0.8', num_kernels: '3', hta: 'false' });
+  assertPanelShows(await waitPanel(page, 'kernels'), cli('--num-kernels', '3'), 'Back: the linked view');
+  await page.goForward();
+  await shows('kernels', { duration_ratio: '0.5', num_kernels: '3', hta: 'false' });
+  // ranks are part of the view too
+  await page.fill('#panel-kernels .ranks', '0');
+  await page.click('#panel-kernels button[type=submit]');
+  await waitPanel(page, 'kernels');
+  assert.equal(view(page).ranks, '0');
+  assertClean(page);
+  await page.close();
+});
