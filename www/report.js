@@ -135,9 +135,11 @@ function tableView(t) {
     const shown = rows.slice(0, MAX_ROWS);
     table.tBodies[0].replaceChildren(...shown.map((r) =>
       el('tr', {}, ...cols.map((c) => {
-        const text = cellText(c.values[r]);
+        const v = c.values[r], text = cellText(v);
+        // a percentage (Rust's unit) gets an inline bar of its width behind the number
+        const bar = c.unit === 'percent' && v instanceof Num && v.n >= 0 && v.n <= 100 ? `--pct: ${v.src}%` : null;
         // long names (kernels) are cut with an ellipsis by the style; the full text is the tooltip
-        return el('td', { class: c.numeric ? 'num' : 'text', title: !c.numeric && text.length > 60 ? text : null }, text);
+        return el('td', { class: bar ? 'num pct' : c.numeric ? 'num' : 'text', style: bar, title: !c.numeric && text.length > 60 ? text : null }, text);
       }))));
     count.textContent = view.stream === null ? `${grouped(n)} row${n === 1 ? '' : 's'}` : `${grouped(rows.length)} of ${grouped(n)} rows`;
     note.hidden = rows.length <= MAX_ROWS;
