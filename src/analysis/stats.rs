@@ -106,6 +106,16 @@ pub(crate) fn summary_table(name: &str, ranks: Vec<i64>, key: &str, keys: Values
     t
 }
 
+/// Median of `v` (mean of the middle two for an even count; NaN when empty).
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,7 +33,7 @@ use super::idle::{idle_time, IdleCategory};
 use super::intervals::{covered, merge_intervals};
 use super::kernel_type::{typed_gpu_rows, KernelType};
 use super::overlap::comm_comp_overlap;
-use super::stats::{np_round, quantile_sorted};
+use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
 use crate::model::Kind;
 use crate::table::{Chart, Line, Report, Series};
@@ -132,18 +132,16 @@ pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
     out
 }
 
-/// Median of `v` (NaN when empty).
-fn median(v: &[f64]) -> f64 {
-    let mut s: Vec<f64> = v.iter().copied().filter(|x| !x.is_nan()).collect();
-    s.sort_by(f64::total_cmp);
-    quantile_sorted(&s, 0.5)
+/// Median of the values of `v` that are not NaN (NaN when none).
+fn median_of(v: &[f64]) -> f64 {
+    median(v.iter().copied().filter(|x| !x.is_nan()).collect())
 }
 
 /// Whether each value is an outlier among `v` ([`OUTLIER_MADS`]).
 pub fn outliers(v: &[f64]) -> Vec<bool> {
-    let m = median(v);
+    let m = median_of(v);
     let dev: Vec<f64> = v.iter().map(|x| (x - m).abs()).collect();
-    let mad = median(&dev) * 1.4826;
+    let mad = median_of(&dev) * 1.4826;
     v.iter().map(|&x| !x.is_nan() && (x - m).abs() > OUTLIER_MADS * mad && (x - m).abs() > 0.1 * m.abs()).collect()
 }
 
@@ -190,7 +188,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     for (rank, _) in &gpu {
         let d: Vec<f64> = steps.iter().filter(|s| s.rank == *rank).map(|s| s.duration as f64).collect();
         if !d.is_empty() {
-            step_median.insert(*rank, median(&d));
+            step_median.insert(*rank, median_of(&d));
         }
     }
     report.tables.push(
@@ -370,7 +368,7 @@ fn headlines(
             "{} step{}: median {:.3} ms, slowest ProfilerStep#{}{where_} {:.3} ms",
             steps.len(),
             if steps.len() == 1 { "" } else { "s" },
-            ms_f64(median(&all)),
+            ms_f64(median_of(&all)),
             slowest.step,
             ms(slowest.duration)
         ));

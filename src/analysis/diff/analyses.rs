@@ -5,12 +5,13 @@ use std::collections::BTreeMap;
 
 use rustc_hash::FxHashMap;
 
-use super::{median, DiffOptions, Side};
+use super::{DiffOptions, Side};
 use crate::analysis::call_graph::{CallGraph, CallGraphOptions};
 use crate::analysis::decode::{decode_stats, DecodeStats, OpStat};
 use crate::analysis::hta_frame::HtaFrame;
 use crate::analysis::names::shorten_name;
 use crate::analysis::overlap::comm_comp_overlap;
+use crate::analysis::stats::median;
 use crate::analysis::temporal::temporal_breakdown;
 use crate::analysis::units::{ms, us};
 use crate::model::{Kind, RankTrace, StrId};

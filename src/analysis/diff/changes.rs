@@ -6,11 +6,12 @@ use std::collections::BTreeMap;
 use rustc_hash::FxHashMap;
 
 use super::hta::Device;
-use super::side::{has_steps, median, scopes, Scope, Side};
+use super::side::{has_steps, scopes, Scope, Side};
 use super::{By, DiffOptions};
 use crate::analysis::api::AnalysisError;
 use crate::analysis::kernel_type::kernel_type;
 use crate::analysis::names::shorten_name;
+use crate::analysis::stats::median;
 use crate::analysis::stats::np_round;
 use crate::analysis::units::us_f64;
 use crate::model::{Kind, StrId};

@@ -39,7 +39,7 @@ mod steps;
 pub use changes::{changes, changes_table, Change};
 pub use hta::{compare, hta_report, hta_summary, hta_tables, Device, LabeledTrace, OpChange, OpSummary};
 pub use options::{choices, By, DiffOptions, OPTIONS};
-pub use side::{median, other_ranks, side_frames, Side};
+pub use side::{other_ranks, side_frames, Side};
 
 use super::api::AnalysisError;
 use super::names::plural;

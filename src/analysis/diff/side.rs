@@ -126,13 +126,3 @@ pub(super) fn scopes<'s>(side: &'s Side<'_>, iteration: Option<i64>, per_step: b
     }
     Ok(out)
 }
-
-/// Median of `v` (mean of the middle two for an even count; NaN when empty).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}

@@ -3,11 +3,12 @@
 
 use rustc_hash::FxHashMap;
 
-use super::side::{median, scopes, Side};
+use super::side::{scopes, Side};
 use crate::analysis::api::AnalysisError;
 use crate::analysis::hta_frame::hta_step_number;
 use crate::analysis::intervals::{covered, merge_intervals};
 use crate::analysis::kernel_type::gpu_rows;
+use crate::analysis::stats::median;
 use crate::analysis::stats::np_round;
 use crate::analysis::units::us_f64;
 use crate::table::{Table, Unit, Values};
