@@ -27,15 +27,17 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
-use super::hta_frame::hta_step_number;
+use super::hta_frame::{hta_step_number, HtaFrame};
 use super::idle::{idle_time, IdleCategory};
 use super::intervals::{covered, merge_intervals};
 use super::kernel_type::{typed_gpu_rows, KernelType};
 use super::overlap::comm_comp_overlap;
 use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
-use crate::model::Kind;
+use crate::model::{Kind, StrId};
 use crate::table::{Chart, Line, Report, Series};
 use crate::table::{Table, Unit, Values};
 
@@ -81,28 +83,25 @@ impl GpuTime {
     }
 }
 
-/// The GPU time of each selected rank (`None` for a rank without GPU operations).
-pub fn gpu_time(ctx: &Context<'_>) -> Vec<(u32, Option<GpuTime>)> {
-    ctx.ranks()
-        .map(|(f, r)| {
-            let typed = typed_gpu_rows(f, r, false);
-            let union = |keep: &dyn Fn(KernelType) -> bool| {
-                covered(&merge_intervals(
-                    typed.iter().filter(|(_, t)| keep(*t)).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect(),
-                ))
-            };
-            let all = merge_intervals(typed.iter().map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
-            let (Some(first), Some(last)) = (all.first(), all.last()) else { return (f.rank, None) };
-            let span = last.1 - first.0;
-            let busy = covered(&all);
-            let c = union(&|t| t == KernelType::Computation);
-            let cc = union(&|t| matches!(t, KernelType::Computation | KernelType::Communication));
-            let ccm = union(&|t| t != KernelType::Other);
-            let g =
-                GpuTime { rank: f.rank, span, compute: c, communication: cc - c, memory: ccm - cc, other: busy - ccm, idle: span - busy };
-            (f.rank, Some(g))
-        })
-        .collect()
+/// The kernel classes, in the order of [`rank_gpu_time`]'s per-class times.
+const CLASSES: [KernelType; 4] = [KernelType::Computation, KernelType::Communication, KernelType::Memory, KernelType::Other];
+
+/// One rank's GPU time (`None` without GPU operations) from its GPU rows with their class, and the time
+/// each class runs (the union of its rows' intervals; classes overlap), in [`CLASSES`] order.
+fn rank_gpu_time(f: &HtaFrame, typed: &[(usize, KernelType)]) -> (Option<GpuTime>, [i64; 4]) {
+    let union = |keep: &dyn Fn(KernelType) -> bool| {
+        covered(&merge_intervals(typed.iter().filter(|(_, t)| keep(*t)).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()))
+    };
+    let by_class = CLASSES.map(|c| union(&|t| t == c));
+    let all = merge_intervals(typed.iter().map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
+    let (Some(first), Some(last)) = (all.first(), all.last()) else { return (None, by_class) };
+    let span = last.1 - first.0;
+    let busy = covered(&all);
+    let c = by_class[0];
+    let cc = union(&|t| matches!(t, KernelType::Computation | KernelType::Communication));
+    let ccm = union(&|t| t != KernelType::Other);
+    let g = GpuTime { rank: f.rank, span, compute: c, communication: cc - c, memory: ccm - cc, other: busy - ccm, idle: span - busy };
+    (Some(g), by_class)
 }
 
 /// One complete profiler step of a rank.
@@ -175,7 +174,47 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     let top = top as usize;
     let mut report = Report::default();
-    let gpu = gpu_time(ctx);
+    // per rank, its GPU rows classified once: its GPU time, the time per class, the kernels and CPU operators
+    let mut gpu: Vec<(u32, Option<GpuTime>)> = Vec::new();
+    let mut by_class = [0i64; 4];
+    let (mut kernels, mut ops): (ByName, ByName) = Default::default();
+    let (mut gpu_total, mut cpu_total) = (0i64, 0i64);
+    let mut kernel_type_of: BTreeMap<String, KernelType> = BTreeMap::new();
+    for (f, r) in ctx.ranks() {
+        let typed = typed_gpu_rows(f, r, false);
+        let (g, classes) = rank_gpu_time(f, &typed);
+        gpu.push((f.rank, g));
+        for (sum, t) in by_class.iter_mut().zip(classes) {
+            *sum += t;
+        }
+        // by the rank's string id first (no text per row), then by name across ranks
+        let mut rank_kernels: FxHashMap<StrId, (i64, i64, KernelType)> = FxHashMap::default();
+        for &(i, t) in &typed {
+            let e = rank_kernels.entry(f.name[i]).or_insert((0, 0, t));
+            e.0 += 1;
+            e.1 += f.dur_ns[i];
+            gpu_total += f.dur_ns[i];
+        }
+        for (id, (calls, total, t)) in rank_kernels {
+            let name = r.strings.get(id);
+            let e = kernels.entry(name.to_string()).or_default();
+            e.0 += calls;
+            e.1 += total;
+            kernel_type_of.entry(name.to_string()).or_insert(t);
+        }
+        let mut rank_ops: FxHashMap<StrId, (i64, i64)> = FxHashMap::default();
+        for i in (0..f.len()).filter(|&i| f.stream[i] == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp) {
+            let e = rank_ops.entry(f.name[i]).or_default();
+            e.0 += 1;
+            e.1 += f.dur_ns[i];
+            cpu_total += f.dur_ns[i];
+        }
+        for (id, (calls, total)) in rank_ops {
+            let e = ops.entry(r.strings.get(id).to_string()).or_default();
+            e.0 += calls;
+            e.1 += total;
+        }
+    }
     for (rank, g) in &gpu {
         if g.is_none() {
             report.notes.push(format!("rank {rank} has no GPU operations"));
@@ -209,35 +248,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     );
 
     // kernel classes and the top GPU kernels / CPU operators over the selected ranks
-    let mut by_type: BTreeMap<KernelType, i64> = BTreeMap::new();
-    let (mut kernels, mut ops): (ByName, ByName) = Default::default();
-    let (mut gpu_total, mut cpu_total, mut busy_total) = (0i64, 0i64, 0i64);
-    let mut kernel_type_of: BTreeMap<String, KernelType> = BTreeMap::new();
-    for (f, r) in ctx.ranks() {
-        let typed = typed_gpu_rows(f, r, false);
-        for t in [KernelType::Computation, KernelType::Communication, KernelType::Memory, KernelType::Other] {
-            let iv = merge_intervals(typed.iter().filter(|(_, k)| *k == t).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
-            *by_type.entry(t).or_default() += covered(&iv);
-        }
-        for &(i, t) in &typed {
-            let name = r.strings.get(f.name[i]).to_string();
-            let e = kernels.entry(name.clone()).or_default();
-            e.0 += 1;
-            e.1 += f.dur_ns[i];
-            gpu_total += f.dur_ns[i];
-            kernel_type_of.entry(name).or_insert(t);
-        }
-        for i in 0..f.len() {
-            if f.stream[i] == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp {
-                let e = ops.entry(r.strings.get(f.name[i]).to_string()).or_default();
-                e.0 += 1;
-                e.1 += f.dur_ns[i];
-                cpu_total += f.dur_ns[i];
-            }
-        }
-    }
-    busy_total += gpu.iter().filter_map(|(_, g)| g.map(|g| g.busy())).sum::<i64>();
-    let types: Vec<(KernelType, i64)> = by_type.into_iter().filter(|(_, t)| *t > 0).collect();
+    let busy_total: i64 = gpu.iter().filter_map(|(_, g)| g.map(|g| g.busy())).sum();
+    let types: Vec<(KernelType, i64)> = CLASSES.into_iter().zip(by_class).filter(|(_, t)| *t > 0).collect();
     report.tables.push(
         Table::new("time_by_kernel_type")
             .with("kernel_type", Unit::None, Values::Str(types.iter().map(|(t, _)| t.as_str().to_string()).collect()))
