@@ -3,7 +3,7 @@
 // both are chosen the worker reads control, then test, and the panel runs. Choosing again reads both again in a
 // fresh worker. The mode is body[data-mode] (setMode), and `#mode=diff` in the URL hash.
 import { $ } from './dom.js';
-import { Num, parseExact, renderReport } from './report.js';
+import { Num, parseExact, renderReport, reportHooks } from './report.js';
 import { diffPanel } from './diff.js';
 import { show } from './format.js';
 import { mainWasm, wasmModule } from './platform.js';
@@ -138,11 +138,6 @@ function showSide(side, json) {
 export function showDiff(prefix) {
   return async (parts, report) => {
     const mod = await mainWasm;
-    renderReport(parts, report, {
-      prefix,
-      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
-      drawChart: (id, json) => mod.draw_chart(id, json),
-      downloadFile: async (name) => { throw new Error(`a comparison produces no file ${name}`); },
-    });
+    renderReport(parts, report, reportHooks(mod, prefix, async (name) => { throw new Error(`a comparison produces no file ${name}`); }));
   };
 }

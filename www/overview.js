@@ -3,7 +3,7 @@
 // table per rank and the kinds chart, from the overview JSON the worker returns (Rust's `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, parseExact, renderReport } from './report.js';
+import { Num, parseExact, renderReport, reportHooks } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
 import { message } from './page-state.js';
@@ -122,12 +122,8 @@ export async function showDashboard(ask) {
   try {
     const [answer, mod] = await Promise.all([ask({ type: 'run', analysis: 'summary', params: {}, ranks: '', hta: false }), mainWasm]);
     if (run !== dashboardRun) return;
-    renderReport(parts, parseExact(answer.json), {
-      prefix: 'dashboard',
-      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
-      drawChart: (id, json) => mod.draw_chart(id, json),
-      downloadFile: async (name) => (await ask({ type: 'file', analysis: 'summary', name })).bytes,
-    });
+    renderReport(parts, parseExact(answer.json),
+      reportHooks(mod, 'dashboard', async (name) => (await ask({ type: 'file', analysis: 'summary', name })).bytes));
     box.dataset.state = 'done';
   } catch (e) {
     if (e.dropped || run !== dashboardRun) return;

@@ -4,7 +4,7 @@
 // what report.js shows. It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
 // The selected tab is in the URL hash (`#tab=name`).
 import { $, el } from './dom.js';
-import { parseExact, renderReport } from './report.js';
+import { parseExact, renderReport, reportHooks } from './report.js';
 import { diffPanel } from './diff.js';
 import { mainWasm } from './platform.js';
 import { hashState, message, setHash } from './page-state.js';
@@ -194,12 +194,8 @@ async function runPanel(panel) {
     if (seq !== r.seq) return;
     const report = parseExact(answer.json);
     r.parts.error.hidden = true;
-    renderReport(r.parts, report, {
-      prefix: r.analysis,
-      chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
-      drawChart: (id, json) => mod.draw_chart(id, json),
-      downloadFile: async (name) => (await trace.ask({ type: 'file', analysis: r.analysis, name })).bytes,
-    });
+    renderReport(r.parts, report,
+      reportHooks(mod, r.analysis, async (name) => (await trace.ask({ type: 'file', analysis: r.analysis, name })).bytes));
     const ranks = report.ranks.map((x) => x.src);
     r.status.textContent = `${report.hta ? 'HTA mode · ' : ''}rank${ranks.length === 1 ? '' : 's'} ${ranks.join(', ') || 'none'} · ${answer.ms} ms`;
     panel.dataset.state = 'done';

@@ -25,6 +25,15 @@ const NO_VALUE = '\u2014'; // NaN / null cells
 const cellText = (v) => (v instanceof Num ? v.src : v === null || v === undefined ? NO_VALUE : String(v));
 const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 
+/** The hooks of renderReport for charts drawn by the main-thread wasm module `mod` (its chart size if it says one),
+ * ids starting with `prefix`, produced files fetched by `downloadFile(name)`. */
+export const reportHooks = (mod, prefix, downloadFile) => ({
+  prefix,
+  chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
+  drawChart: (id, json) => mod.draw_chart(id, json),
+  downloadFile,
+});
+
 /**
  * Fills `parts` ({notes, files, charts, tables} elements of a panel) from `report`.
  * hooks: {prefix (unique id prefix), drawChart(canvasId, chartJson), chartSize [w, h],
