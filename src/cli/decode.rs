@@ -7,13 +7,13 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Arg, ArgMatches, Command};
-use kinetoscope::analysis::api::{parse_int_list, select_ranks, Context, Params};
+use kinetoscope::analysis::api::{select_ranks, Context, Params};
 use kinetoscope::analysis::decode::{self, AVERAGES_TABLE};
 use kinetoscope::analysis::gpu_ops::{self, extract, parse_range};
 use kinetoscope::analysis::units::us;
 use kinetoscope::table::Table;
 
-use super::output::{out_arg, plot_arg, ranks_arg};
+use super::output::{out_arg, plot_arg, ranks_arg, ranks_of};
 use super::subcommands::{given, option_arg};
 
 /// The `stats` subcommand: kernel_extractor's positional arguments, then the options of the
@@ -68,10 +68,6 @@ fn input_arg() -> Arg {
         .help("Trace file, or a folder of per-rank traces (PaddlePaddle, PyTorch/Kineto, ...)")
 }
 
-fn ranks(m: &ArgMatches) -> Result<Option<Vec<i64>>> {
-    Ok(m.get_one::<String>("ranks").map(|s| parse_int_list(s)).transpose().context("--ranks")?.flatten())
-}
-
 fn path<'m>(m: &'m ArgMatches, name: &str) -> Result<&'m PathBuf> {
     m.get_one::<PathBuf>(name).with_context(|| format!("missing {name} (a bug: clap requires it)"))
 }
@@ -101,7 +97,7 @@ fn preview(t: &Table, rows: usize) -> String {
 pub fn run_stats(m: &ArgMatches) -> Result<()> {
     let (input, csv) = (path(m, "input")?, path(m, "csv")?);
     check_output(input, csv)?;
-    let ranks = ranks(m)?;
+    let ranks = ranks_of(m, "ranks", "--ranks")?;
     let analysis = &decode::ANALYSIS;
     let mut given = given(analysis.options, m);
     given.extend(m.get_one::<String>("start_kernel").map(|k| ("start_kernel", k.as_str())));
@@ -134,7 +130,7 @@ pub fn run_extract(m: &ArgMatches) -> Result<()> {
     check_output(input, csv)?;
     let range = parse_range(m.get_one::<String>("range").map(String::as_str).unwrap_or_default())?;
     let params = Params::new(gpu_ops::ANALYSIS.options, given(gpu_ops::ANALYSIS.options, m))?;
-    let ranks = ranks(m)?;
+    let ranks = ranks_of(m, "ranks", "--ranks")?;
     let trace = super::input::read_trace(std::slice::from_ref(input))?;
     let selected = select_ranks(&trace, ranks.as_deref())?;
     let t = extract(&trace, &selected, range, params.bool("keep_suffix"));

@@ -6,10 +6,10 @@ use std::path::PathBuf;
 
 use anyhow::{bail, Context as _, Result};
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use kinetoscope::analysis::api::{parse_int_list, Params};
+use kinetoscope::analysis::api::Params;
 use kinetoscope::analysis::diff::{choices, hta_report, other_ranks, report, side_frames, DiffOptions, Side, OPTIONS};
 
-use super::output::{out_arg, plot_arg};
+use super::output::{out_arg, plot_arg, ranks_of};
 use super::subcommands::{given, option_arg};
 
 /// The `diff` subcommand: the two runs, the options of a diff (`analysis::diff::OPTIONS`, the
@@ -63,13 +63,6 @@ pub fn command() -> Command {
     )
 }
 
-fn ranks(text: Option<&String>, what: &str) -> Result<Option<Vec<i64>>> {
-    match text {
-        Some(t) => parse_int_list(t).map_err(|e| anyhow::anyhow!("{what}: {e}")),
-        None => Ok(None),
-    }
-}
-
 /// Runs `diff`.
 pub fn run(m: &ArgMatches) -> Result<()> {
     let params = Params::new(OPTIONS, given(OPTIONS, m))?;
@@ -95,8 +88,8 @@ pub fn run(m: &ArgMatches) -> Result<()> {
         Some((t, f)) => (Some(t), f),
         None => (None, None),
     };
-    let mut control_ranks = ranks(m.get_one::<String>("control_ranks"), "--control-ranks")?;
-    let test_ranks = ranks(m.get_one::<String>("test_ranks"), "--test-ranks")?;
+    let mut control_ranks = ranks_of(m, "control_ranks", "--control-ranks")?;
+    let test_ranks = ranks_of(m, "test_ranks", "--test-ranks")?;
     if test_trace.is_none() {
         let Some(t) = &test_ranks else {
             bail!("one trace given: say which of its ranks to compare with the others (--test-ranks 3), or give a TEST trace")

@@ -5,7 +5,8 @@
 use std::io::Write;
 
 use anyhow::{Context as _, Result};
-use clap::Arg;
+use clap::{Arg, ArgMatches};
+use kinetoscope::analysis::api::parse_int_list;
 use kinetoscope::table::Report;
 use kinetoscope::Trace;
 
@@ -62,6 +63,12 @@ pub fn print_report(out: &mut impl Write, report: &Report, csv: bool, json: bool
 /// `--ranks LIST` with `help`.
 pub fn ranks_arg(help: &'static str) -> Arg {
     Arg::new("ranks").long("ranks").value_name("LIST").help(help)
+}
+
+/// The rank list given as argument `id` (`None`: not given, or `all`); a bad list is an error
+/// that names `flag` (`--ranks: expected a number, found 'x'`).
+pub fn ranks_of(m: &ArgMatches, id: &str, flag: &'static str) -> Result<Option<Vec<i64>>> {
+    Ok(m.get_one::<String>(id).map(|s| parse_int_list(s)).transpose().context(flag)?.flatten())
 }
 
 /// `--out DIR` with `help`.

@@ -6,11 +6,11 @@
 
 use std::path::PathBuf;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use clap::{Arg, ArgAction, ArgMatches, Command};
-use kinetoscope::analysis::api::{parse_int_list, Analysis, Context, Opt, OptKind, Params};
+use kinetoscope::analysis::api::{Analysis, Context, Opt, OptKind, Params};
 
-use super::output::{out_arg, plot_arg, print_report, ranks_arg, write_plot, write_report};
+use super::output::{out_arg, plot_arg, print_report, ranks_arg, ranks_of, write_plot, write_report};
 
 /// The subcommand of `a`.
 pub fn command(a: &'static Analysis) -> Command {
@@ -54,10 +54,7 @@ pub fn command(a: &'static Analysis) -> Command {
 /// Runs analysis `a` with the parsed arguments `m`.
 pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
     let paths: Vec<PathBuf> = m.get_many::<PathBuf>("paths").into_iter().flatten().cloned().collect();
-    let ranks = match m.get_one::<String>("ranks") {
-        Some(s) => parse_int_list(s).context("--ranks")?,
-        None => None,
-    };
+    let ranks = ranks_of(m, "ranks", "--ranks")?;
     let params = Params::new(a.options, given(a.options, m))?;
     let trace = super::input::read_trace(&paths)?;
     let ctx = Context::new(&trace, m.get_flag("hta"), ranks.as_deref())?;
