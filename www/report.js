@@ -1,10 +1,12 @@
 // Shows one analysis run (the JSON of Session.run_analysis, see src/page.rs) in a panel: notes,
-// produced files, one canvas per chart (drawn by the wasm on this thread), one sortable table per
-// result table with a stream filter and CSV download. Display only: sorting and filtering change
-// what is shown, never the numbers; every number is shown as Rust wrote it; CSVs are Rust's text.
+// produced files, one canvas per chart (drawn by the wasm on this thread), one table per result table (sorted
+// by a click on a header, filtered by text and stream, drawn only where scrolled to, copied as CSV or Markdown,
+// downloaded as CSV). Display only: sorting and filtering change what is shown, never the numbers; every number
+// is shown as Rust wrote it; CSVs are Rust's text.
 // www/build.sh inlines this module into the single-file build (once, its exports bound in each importer).
 
 import { el } from './dom.js';
+import { copyText, markdownTable } from './copy.js';
 
 /** A number kept as its JSON text (no float rounding, no 2^53 limit); `n` is its value for sorting. */
 export class Num {
@@ -17,9 +19,6 @@ export class Num {
 /** JSON.parse keeping every number as a Num of its source text. */
 export const parseExact = (json) =>
   JSON.parse(json, (_key, value, ctx) => (typeof value === 'number' ? new Num(ctx?.source ?? String(value)) : value));
-
-/** Rows shown per table; the CSV download has them all. */
-export const MAX_ROWS = 2000;
 
 const NO_VALUE = '\u2014'; // NaN / null cells
 const cellText = (v) => (v instanceof Num ? v.src : v === null || v === undefined ? NO_VALUE : String(v));
@@ -90,73 +89,190 @@ function drawOne(figure, chart, hooks) {
 }
 
 // ---- tables ---------------------------------------------------------------------------------------------
-/** One result table: heading, toolbar (row count, stream filter, CSV) and the sortable table. */
+// A table of 100,000 rows would be 100,000 rows of DOM (seconds of layout, a stuck scroll), so a long table
+// draws only the rows in view, plus OVERSCAN above and below: the table's top margin stands for the rows above
+// them and a pad after it for the rows below, so the scrollbar is the whole table's and the header (sticky th)
+// stays a real thead. Every row has the same height (cells do not wrap), measured once the table is laid out;
+// the column widths are measured then too and fixed, so they do not change as other rows scroll in.
+
+/** Rows shown (after filtering) up to which a table draws them all. */
+const ALL_ROWS = 200;
+/** Rows drawn beyond the visible ones on each side, so a quick scroll shows no gap before the next frame. */
+const OVERSCAN = 20;
+/** Rows drawn before the table is laid out (its row height unknown): more than 70vh of rows at any zoom. */
+const FIRST_ROWS = 60;
+/** Row height (px) assumed for the pad until the real one is measured. */
+const ROW_GUESS = 24;
+
+/** Short symbols of Rust's units (table::Unit, snake_case), shown under a column's name. */
+const UNIT_SYMBOL = { us: 'µs', ns: 'ns', bytes: 'B', percent: '%', ratio: 'ratio', count: 'count' };
+/** Names that already say their unit (busy_us, kernel_time(us), idle_pct, compute_time_pctg, bytes, calls). */
+const UNIT_IN_NAME = {
+  us: /(_us|\(us\))$/i,
+  ns: /(_ns|\(ns\))$/i,
+  bytes: /bytes$/i,
+  percent: /(pct|pctg|pct_points|percent|percentage)$/i,
+  ratio: /ratio/i,
+  count: /(count|counts|calls|steps)$|^(num|n)_/i,
+};
+const unitLabel = (c) => (UNIT_IN_NAME[c.unit]?.test(c.name) ? null : UNIT_SYMBOL[c.unit] ?? (c.unit && c.unit !== 'none' ? c.unit : null));
+
+/**
+ * One result table: heading, toolbar (row count, text and stream filters, copy buttons, CSV) and the sortable
+ * table. The rows shown are `order` (row indexes after filtering and sorting); the tbody holds
+ * order[first, last) and says `first` in data-first (the e2e tests compare that slice).
+ */
 function tableView(t) {
   const n = t.rows instanceof Num ? t.rows.n : Number(t.rows);
   const cols = t.columns.map((c) => ({
     name: c.name, unit: c.unit, values: c.values,
     numeric: c.values.some((v) => v instanceof Num),
   }));
-  const view = { sortBy: -1, dir: 1, stream: null };
+  const view = { sortBy: -1, dir: 1, stream: null, text: '' };
   const streamCol = cols.findIndex((c) => c.name === 'stream');
+  let order = [], haystack = null;
 
   const table = el('table', { class: 'report', 'data-table': t.name });
+  const body = el('tbody');
   const headRow = el('tr');
   cols.forEach((c, i) => {
-    const th = el('th', { scope: 'col', 'data-col': c.name, class: c.numeric ? 'num' : null, title: `${c.name} · unit: ${c.unit} · click to sort`, 'aria-sort': 'none', tabindex: 0 }, c.name);
+    const unit = unitLabel(c);
+    const th = el('th', { scope: 'col', 'data-col': c.name, class: c.numeric ? 'num' : null, title: `${c.name} · unit: ${c.unit} · click to sort`, 'aria-sort': 'none', tabindex: 0 },
+      el('span', { class: 'name' }, c.name), ...(unit ? [el('span', { class: 'unit' }, unit)] : []));
     const sort = () => {
       // ascending → descending → original order
       if (view.sortBy !== i) Object.assign(view, { sortBy: i, dir: 1 });
       else if (view.dir === 1) view.dir = -1;
       else view.sortBy = -1;
-      show();
+      reorder();
     };
     th.addEventListener('click', sort);
     th.addEventListener('keydown', (e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); sort(); } });
     headRow.append(th);
   });
-  table.append(el('thead', {}, headRow), el('tbody'));
+  table.append(el('thead', {}, headRow), body);
+  const pad = el('div', { class: 'table-pad' });
+  const scroll = el('div', { class: 'scroll' }, table, pad);
 
   const count = el('span', { class: 'rows' });
-  const csv = el('button', { type: 'button', class: 'download', 'data-csv': t.name }, 'CSV');
-  csv.addEventListener('click', () => download(new Blob([t.csv], { type: 'text/csv' }), `${t.name}.csv`));
-  const tools = [count];
+  const filter = el('input', { type: 'search', class: 'table-filter', placeholder: 'Filter rows', 'aria-label': `Filter the rows of ${t.name}` });
+  let typing = 0;
+  filter.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => { view.text = filter.value.toLowerCase(); reorder(); }, 80); // one pass per pause, not per key
+  });
+  const tools = [count, filter];
   if (streamCol >= 0) {
     const streams = [...new Set(cols[streamCol].values.map(cellText))].sort(byValue);
     const pick = el('select', { class: 'stream-filter', 'aria-label': 'Show rows of stream' },
       el('option', { value: '' }, 'all streams'), ...streams.map((s) => el('option', { value: s }, `stream ${s}`)));
-    pick.addEventListener('change', () => { view.stream = pick.value || null; show(); });
+    pick.addEventListener('change', () => { view.stream = pick.value || null; reorder(); });
     tools.push(el('label', {}, 'Stream ', pick));
   }
-  tools.push(csv);
-  const note = el('p', { class: 'truncated', hidden: '' });
+  const copied = el('span', { class: 'copy-status', role: 'status' });
+  const copyButton = (what, text) => {
+    const b = el('button', { type: 'button', class: 'copy', 'data-copy': what.toLowerCase() }, `Copy ${what}`);
+    let fade = 0;
+    b.addEventListener('click', async () => {
+      const ok = await copyText(text());
+      copied.textContent = ok ? 'Copied' : 'Copy failed';
+      clearTimeout(fade);
+      fade = setTimeout(() => { copied.textContent = ''; }, 4000);
+    });
+    return b;
+  };
+  // the Markdown is of the rows shown (filtered and sorted), all of them, as the page writes them
+  const markdown = () => markdownTable(cols.map((c) => c.name), cols.map((c) => c.numeric),
+    order.map((r) => cols.map((c) => cellText(c.values[r]))));
+  const csv = el('button', { type: 'button', class: 'download', 'data-csv': t.name }, 'CSV');
+  csv.addEventListener('click', () => download(new Blob([t.csv], { type: 'text/csv' }), `${t.name}.csv`));
+  tools.push(el('span', { class: 'copy-tools' }, copyButton('CSV', () => t.csv), copyButton('Markdown', markdown), csv, copied));
 
-  function show() {
+  function rowOf(r) {
+    return el('tr', {}, ...cols.map((c) => {
+      const v = c.values[r], text = cellText(v);
+      // a percentage (Rust's unit) gets an inline bar of its width behind the number
+      const bar = c.unit === 'percent' && v instanceof Num && v.n >= 0 && v.n <= 100 ? `--pct: ${v.src}%` : null;
+      // long names (kernels) are cut with an ellipsis by the style; the full text is the tooltip
+      return el('td', { class: bar ? 'num pct' : c.numeric ? 'num' : 'text', style: bar, title: !c.numeric && text.length > 60 ? text : null }, text);
+    }));
+  }
+
+  /** The rows shown: filtered by stream and text, then sorted; back to the top, drawn. */
+  function reorder() {
     let rows = [...Array(n).keys()];
     if (view.stream !== null) rows = rows.filter((r) => cellText(cols[streamCol].values[r]) === view.stream);
+    if (view.text) {
+      // each row's cell texts, lower-cased, between newlines (a filter typed in one line spans no two cells)
+      haystack ??= Array.from({ length: n }, (_, r) => cols.map((c) => cellText(c.values[r])).join('\n').toLowerCase());
+      rows = rows.filter((r) => haystack[r].includes(view.text));
+    }
     if (view.sortBy >= 0) {
       const c = cols[view.sortBy];
       c.keys ??= c.values.map((v) => (v === null || v === undefined ? null : v instanceof Num ? v.n : cellText(v)));
       rows.sort((a, b) => compare(c.keys[a], c.keys[b], view.dir)); // stable: ties keep table order
     }
+    order = rows;
     headRow.querySelectorAll('th').forEach((th, i) =>
       th.setAttribute('aria-sort', i !== view.sortBy ? 'none' : view.dir === 1 ? 'ascending' : 'descending'));
-    const shown = rows.slice(0, MAX_ROWS);
-    table.tBodies[0].replaceChildren(...shown.map((r) =>
-      el('tr', {}, ...cols.map((c) => {
-        const v = c.values[r], text = cellText(v);
-        // a percentage (Rust's unit) gets an inline bar of its width behind the number
-        const bar = c.unit === 'percent' && v instanceof Num && v.n >= 0 && v.n <= 100 ? `--pct: ${v.src}%` : null;
-        // long names (kernels) are cut with an ellipsis by the style; the full text is the tooltip
-        return el('td', { class: bar ? 'num pct' : c.numeric ? 'num' : 'text', style: bar, title: !c.numeric && text.length > 60 ? text : null }, text);
-      }))));
-    count.textContent = view.stream === null ? `${grouped(n)} row${n === 1 ? '' : 's'}` : `${grouped(rows.length)} of ${grouped(n)} rows`;
-    note.hidden = rows.length <= MAX_ROWS;
-    note.textContent = `Showing the first ${grouped(MAX_ROWS)} of ${grouped(rows.length)} rows; the CSV download has all ${grouped(n)}.`;
+    count.textContent = view.stream === null && !view.text ? `${grouped(n)} row${n === 1 ? '' : 's'}` : `${grouped(rows.length)} of ${grouped(n)} rows`;
+    scroll.scrollTop = 0;
+    draw(true);
   }
-  show();
+
+  let rowHeight = null, first = -1, last = -1;
+  /** Draws the rows in view (all of them in a short table), unless they are drawn already. */
+  function draw(again = false) {
+    const h = rowHeight ?? ROW_GUESS;
+    let from = 0, to = order.length;
+    if (order.length > ALL_ROWS) {
+      const top = rowHeight === null ? 0 : scroll.scrollTop;
+      const height = rowHeight === null ? 0 : scroll.clientHeight;
+      from = Math.max(0, Math.min(order.length, Math.floor(top / h)) - OVERSCAN);
+      to = rowHeight === null ? Math.min(order.length, FIRST_ROWS) : Math.min(order.length, Math.ceil((top + height) / h) + OVERSCAN);
+    }
+    if (!again && from === first && to === last) return;
+    [first, last] = [from, to];
+    body.replaceChildren(...order.slice(from, to).map(rowOf));
+    body.dataset.first = from;
+    table.style.marginTop = from ? `${from * h}px` : '';
+    pad.style.height = to < order.length ? `${(order.length - to) * h}px` : '';
+  }
+
+  /** Once laid out, a long table's row height and column widths: the widths of its header and first rows,
+   * and of each column's longest text (drawn for the measure, then taken out), fixed from then on. */
+  function measure() {
+    if (rowHeight !== null || n <= ALL_ROWS || body.rows.length < 2 || !body.rows[0].offsetHeight) return;
+    const drawn = [...body.rows];
+    const longest = cols.map((c) => {
+      let best = 0, most = -1;
+      c.values.forEach((v, r) => { const len = cellText(v).length; if (len > most) [best, most] = [r, len]; });
+      return best;
+    });
+    const probes = [...new Set(longest)].map(rowOf);
+    body.append(...probes);
+    const widths = [...headRow.cells].map((th) => th.getBoundingClientRect().width);
+    rowHeight = (drawn[drawn.length - 1].getBoundingClientRect().bottom - drawn[0].getBoundingClientRect().top) / drawn.length;
+    probes.forEach((p) => p.remove());
+    table.prepend(el('colgroup', {}, ...widths.map((w) => el('col', { style: `width: ${w}px` }))));
+    table.style.width = `${widths.reduce((a, b) => a + b, 0)}px`;
+    table.classList.add('fixed');
+  }
+
+  let frame = 0;
+  scroll.addEventListener('scroll', () => {
+    frame ||= requestAnimationFrame(() => { frame = 0; measure(); draw(); });
+  }, { passive: true });
+  // laid out (shown, scrolled into view, resized): measure once, and draw what now fits
+  const sized = new ResizeObserver(() => {
+    if (!scroll.isConnected) sized.disconnect();
+    else if (scroll.clientHeight) { measure(); draw(); }
+  });
+  sized.observe(scroll);
+
+  reorder();
   return el('div', { class: 'table-view', 'data-table': t.name },
-    el('h3', {}, t.name), el('div', { class: 'toolbar' }, ...tools), note, el('div', { class: 'scroll' }, table));
+    el('h3', {}, t.name), el('div', { class: 'toolbar' }, ...tools), scroll);
 }
 
 /** Sort keys (numbers, or text compared by code point); empty cells (null) last in both directions. */

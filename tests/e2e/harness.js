@@ -46,9 +46,10 @@ export function launch() {
   });
 }
 
-/** A fresh page that records console errors and uncaught exceptions (asserted empty by the tests). */
-export async function newPage(browser) {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 900 } });
+/** A fresh page that records console errors and uncaught exceptions (asserted empty by the tests); `options`
+ * are Playwright's context options (e.g. permissions). */
+export async function newPage(browser, options = {}) {
+  const page = await browser.newPage({ viewport: { width: 1200, height: 900 }, ...options });
   page.problems = [];
   page.on('pageerror', (e) => page.problems.push(`pageerror: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') page.problems.push(`console: ${m.text()}`); });
@@ -236,9 +237,10 @@ export function readReport(page, id) {
           name: t.dataset.table,
           columns: [...t.tHead.rows[0].cells].map((th) => th.dataset.col),
           sort: [...t.tHead.rows[0].cells].map((th) => th.getAttribute('aria-sort')),
+          // the rows drawn: a long table draws those in view, the rows shown from `first` on
           rows: [...t.tBodies[0].rows].map((tr) => [...tr.cells].map((td) => td.textContent)),
+          first: Number(t.tBodies[0].dataset.first ?? 0),
           count: view.querySelector('.rows').textContent,
-          truncated: !view.querySelector('.truncated').hidden,
           streams: filter ? [...filter.options].map((o) => o.value).filter(Boolean) : null,
         };
       }),
