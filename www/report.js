@@ -93,7 +93,9 @@ function drawOne(figure, chart, hooks) {
 // draws only the rows in view, plus OVERSCAN above and below: the table's top margin stands for the rows above
 // them and a pad after it for the rows below, so the scrollbar is the whole table's and the header (sticky th)
 // stays a real thead. Every row has the same height (cells do not wrap), measured once the table is laid out;
-// the column widths are measured then too and fixed, so they do not change as other rows scroll in.
+// the column widths are measured then too and fixed, so they do not change as other rows scroll in. The
+// scrollbar's height is that of every row, and browsers cap an element's height (Chrome near 33 million px,
+// Firefox near 17 million): past about 650,000 rows the last ones could not be scrolled to.
 
 /** Rows shown (after filtering) up to which a table draws them all. */
 const ALL_ROWS = 200;
