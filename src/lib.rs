@@ -19,6 +19,7 @@ pub mod analysis;
 pub mod chart;
 pub mod error;
 pub mod export;
+pub mod html;
 pub mod model;
 pub mod page;
 pub mod read;

@@ -199,6 +199,11 @@ impl Session {
         }
     }
 
+    /// Leaves the current file out (it could not be read): the next one can begin.
+    pub fn drop_file(&mut self) {
+        self.current = None;
+    }
+
     /// Ends the current file.
     pub fn end_file(&mut self) -> Result<(), JsValue> {
         let r = self.current.take().ok_or_else(|| err("end_file called before begin_file"))?;
@@ -225,6 +230,19 @@ impl Session {
     pub fn run_analysis(&mut self, name: &str, params_json: &str, ranks_text: &str, hta: bool) -> Result<String, JsValue> {
         let w = self.workspace.as_mut().ok_or_else(|| err("run_analysis called before finish"))?;
         w.run_json(name, params_json, ranks_text, hta).map_err(err)
+    }
+
+    /// The Overview's dashboard on the finished trace: `{"html", "charts"}` (`Workspace::dashboard_json`).
+    pub fn dashboard(&mut self) -> Result<String, JsValue> {
+        let w = self.workspace.as_mut().ok_or_else(|| err("dashboard called before finish"))?;
+        w.dashboard_json().map_err(err)
+    }
+
+    /// The saved report of the Overview and the panels `views_json` (`Workspace::report_json`):
+    /// `{"html", "charts"}`; `fill_chart_slots` on the main thread makes it the file.
+    pub fn report(&mut self, views_json: &str, generated: &str) -> Result<String, JsValue> {
+        let w = self.workspace.as_mut().ok_or_else(|| err("report called before finish"))?;
+        w.report_json(views_json, generated).map_err(err)
     }
 
     /// The bytes of file `name` produced by the last run of `analysis` (a `Uint8Array`).
@@ -303,6 +321,16 @@ pub fn draw_chart(canvas_id: &str, chart_json: &str) -> Result<(), JsValue> {
     let area = backend.into_drawing_area();
     crate::chart::draw::draw(&area, &chart).map_err(err)?;
     area.present().map_err(err)
+}
+
+/// `html` with its chart slots filled with SVG (`crate::html::fill_slots`), `charts_json` the charts
+/// of its slots as JSON (what `Session.report` returned with it). On the main thread: plotters
+/// measures text with the DOM.
+#[wasm_bindgen]
+pub fn fill_chart_slots(html: &str, charts_json: &str) -> Result<String, JsValue> {
+    let value: serde_json::Value = serde_json::from_str(charts_json).map_err(err)?;
+    let charts: Vec<Chart> = serde_wasm_bindgen::from_value(js_value(&value, false)).map_err(err)?;
+    Ok(crate::html::fill_slots(html, &charts))
 }
 
 /// `value` as a JS value, with `null` array elements as `NaN`.

@@ -84,6 +84,18 @@ Memcpy HtoD (Pageable -> Device),2,20.0,10.0,7.69,MEMORY
             "idle between kernels: host wait 0.0 %, kernel wait 0.0 %, other 100.0 %",
         ]
     );
+    // the key figures: the notes' numbers, each with the panel behind it; the overlap weighted by communication time
+    eqnice!(
+        "figure,value,unit,detail,panel
+GPU busy,75.0,%,\"compute 56.2 %, communication 12.5 %, memory 6.2 %, other 0.0 % of the GPU spans of 2 ranks\",temporal
+GPU idle,25.0,%,\"between kernels: host wait 0.0 %, kernel wait 0.0 %, other 100.0 % of it\",idle
+Communication under compute,33.3,%,of 0.060 ms communication kernel time runs while a compute kernel runs,overlap
+Median step,0.11,ms,\"of 4 steps; slowest: ProfilerStep#2 on rank 1, 0.160 ms\",steps
+Outlier ranks,0.0,,none of 2 ranks is far from the others' median,stragglers
+",
+        csv(&r, "headline")
+    );
+    assert_eq!(r.tables[0].name, "headline", "the key figures come first");
     // GPU time by rank, and step time (two steps per rank)
     assert_eq!(r.charts.iter().map(|c| c.title()).collect::<Vec<_>>(), ["GPU time by rank", "Step time"]);
     // one rank: no ranks table, no "on rank" in the step line; top 1
@@ -93,6 +105,7 @@ Memcpy HtoD (Pageable -> Device),2,20.0,10.0,7.69,MEMORY
     let one = (a.run)(&ctx, &Params::new(a.options, [("top", "1")]).expect("options")).expect("runs");
     assert!(one.tables.iter().all(|t| t.name != "ranks"));
     assert_eq!(one.notes[1], "2 steps: median 0.130 ms, slowest ProfilerStep#2 0.160 ms");
+    assert!(!csv(&one, "headline").contains("Outlier ranks"), "one rank: no outliers to name");
     eqnice!("name,calls,total_us,mean_us,share_pct\naten::mm,2,50.0,25.0,90.91\n", csv(&one, "top_cpu_ops"));
     assert_eq!(
         Params::new(a.options, [("top", "0")]).map(|p| (a.run)(&ctx, &p).map(|_| ()).unwrap_err().0).unwrap(),

@@ -15,7 +15,9 @@ import { clearOutput, render, showDashboard } from './overview.js';
 import { answered, ask, prepareStandby, setReadingCheck, takeWorker } from './workers.js';
 import { listenForFiles, loadSample } from './files.js';
 import { chooseSide, dropPair, listenForDiffMode, readingPair, setMode } from './diff-mode.js';
-import { buildTabs, listenForTabs } from './panels.js';
+import { buildTabs, listenForTabs, openView, openedViews } from './panels.js';
+import { listenForTheme } from './theme.js';
+import { saveReport } from './save.js';
 
 mainWasm.then((mod) => {
   if (typeof mod.version === 'function') $('version').textContent = `kinetoscope ${mod.version()}`;
@@ -57,7 +59,8 @@ async function run(files) {
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
       // and whether it was the standby worker, prepared before the file came
       window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks, prepared: data.prepared };
-      showStatus(`Read ${current.files} file${current.files === 1 ? '' : 's'} in ${ms} ms.`);
+      const failed = data.failed ?? [];
+      showStatus(`Read ${current.files - failed.length} file${current.files - failed.length === 1 ? '' : 's'} in ${ms} ms.`);
       let list = [], diffOptions = null;
       try {
         const mod = await mainWasm;
@@ -71,8 +74,15 @@ async function run(files) {
         const ov = render(data.json);
         trace = { worker, ranks: (ov.ranks ?? []).map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))), pending: new Map() };
         buildTabs(list, diffOptions, { ranks: trace.ranks, ask: (msg) => ask(msg, trace) });
-        if (list.some((a) => a.name === 'summary')) showDashboard((msg) => ask(msg, trace));
+        if (list.some((a) => a.name === 'summary')) showDashboard((msg) => ask(msg, trace), openView);
+        $('save-report').hidden = false;
         setState('done');
+        // the files that could not be read are named with their errors; the others are open
+        if (failed.length) {
+          $('error').textContent = `${failed.length} of ${current.files} files could not be read and are left out:\n`
+            + failed.map((f) => `${f.message}`).join('\n');
+          $('error').hidden = false;
+        }
       } catch (e) {
         worker.terminate();
         showError(`Could not show the result: ${message(e)}`);
@@ -110,6 +120,7 @@ function stop() {
 }
 
 function dropTrace() {
+  $('save-report').hidden = true;
   if (!trace) return;
   trace.worker.terminate();
   for (const p of trace.pending.values()) p.fail(new Error('superseded'), true);
@@ -128,6 +139,8 @@ function cancel() {
 
 // ---- wiring ---------------------------------------------------------------------------------------------
 $('cancel').addEventListener('click', cancel);
+$('save-report').addEventListener('click', () => trace && saveReport((msg) => ask(msg, trace), openedViews()));
+listenForTheme();
 listenForFiles({ open: run, openSide: chooseSide });
 listenForDiffMode();
 listenForTabs();

@@ -1,9 +1,10 @@
-// The overview of a trace: the summary line and the warnings, then where the time went (the `summary`
-// analysis, rendered as its panel renders it), then the trace details (collapsed): the top-level fields, one
-// table per rank and the kinds chart, from the overview JSON the worker returns (Rust's `info --json`), as given.
+// The overview of a trace: the summary line and the warnings, then the dashboard (where the time went: Rust's HTML
+// of the `summary` analysis, src/html/dashboard.rs, its charts drawn here), then the trace details (collapsed): the
+// top-level fields, one table per rank and the kinds chart, from the overview JSON the worker returns (Rust's
+// `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, parseExact, renderReport, reportHooks } from './report.js';
+import { Num, parseExact } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
 import { message } from './page-state.js';
@@ -22,7 +23,7 @@ export function clearOutput() {
   const dash = $('dashboard');
   dashboardRun++;
   dash.dataset.state = 'idle';
-  for (const part of dash.querySelectorAll('.notes, .files, .charts, .tables')) part.replaceChildren();
+  dash.querySelector('.dash-body').replaceChildren();
   dash.querySelector('.panel-error').hidden = true;
   $('warnings-box').hidden = true;
   $('chart-kinds').hidden = true;
@@ -111,24 +112,53 @@ async function drawChart(json) {
 
 let dashboardRun = 0; // a newer trace (clearOutput) or run supersedes one still waiting for its answer
 
-/** Runs the `summary` analysis on the trace just read (`ask`: a request to the worker holding it) and shows it
- * in the Overview, as its panel would (the numbers are Rust's; #dashboard[data-state]: running, done, error). */
-export async function showDashboard(ask) {
+/** Shows the dashboard of the trace just read (`ask`: a request to the worker holding it): Rust's HTML, every text
+ * in it escaped by Rust (src/html), its charts drawn into their slots; a card's or figure's link opens its panel
+ * (`open(name)`). #dashboard[data-state]: running, done, error. */
+export async function showDashboard(ask, open) {
   const run = ++dashboardRun;
   const box = $('dashboard');
-  const parts = Object.fromEntries(['notes', 'files', 'charts', 'tables'].map((k) => [k, box.querySelector(`.${k}`)]));
+  const body = box.querySelector('.dash-body');
   const error = box.querySelector('.panel-error');
   box.dataset.state = 'running';
   try {
-    const [answer, mod] = await Promise.all([ask({ type: 'run', analysis: 'summary', params: {}, ranks: '', hta: false }), mainWasm]);
+    const [answer, mod] = await Promise.all([ask({ type: 'dashboard' }), mainWasm]);
     if (run !== dashboardRun) return;
-    renderReport(parts, parseExact(answer.json),
-      reportHooks(mod, 'dashboard', async (name) => (await ask({ type: 'file', analysis: 'summary', name })).bytes));
+    const { html, charts } = parseExact(answer.json);
+    body.innerHTML = html;
+    for (const a of body.querySelectorAll('a[data-panel]')) {
+      a.addEventListener('click', (e) => {
+        if (e.button !== 0 || e.ctrlKey || e.metaKey || e.shiftKey) return; // a new tab follows the href
+        e.preventDefault();
+        open(a.dataset.panel);
+      });
+    }
+    for (const figure of body.querySelectorAll('figure[data-slot]')) drawSlot(mod, figure, charts[Number(figure.dataset.slot)]);
     box.dataset.state = 'done';
   } catch (e) {
     if (e.dropped || run !== dashboardRun) return;
     error.textContent = message(e);
     error.hidden = false;
     box.dataset.state = 'error';
+  }
+}
+
+/** Whether charts are drawn dark: the theme chosen, else the system's. */
+export const darkTheme = () => document.documentElement.dataset.theme === 'dark'
+  || (!document.documentElement.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
+
+/** Draws `chart` on a canvas filling `figure`'s width, sharp on high-DPI screens. */
+function drawSlot(mod, figure, chart) {
+  const dpr = window.devicePixelRatio || 1;
+  const w = Math.max(320, Math.floor(figure.clientWidth || 480)), h = Math.round(Math.min(300, Math.max(200, w * 0.5)));
+  const canvas = el('canvas', { id: `dashboard-slot-${figure.dataset.slot}`, width: Math.round(w * dpr), height: Math.round(h * dpr),
+    style: `width: ${w}px; height: ${h}px`, role: 'img', 'aria-label': chart?.title ?? 'chart' });
+  figure.replaceChildren(canvas);
+  try {
+    mod.draw_chart(canvas.id, JSON.stringify(chart), darkTheme(), dpr);
+    canvas.dataset.drawn = '1';
+  } catch (e) {
+    console.warn('draw_chart failed:', e);
+    figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));
   }
 }

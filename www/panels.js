@@ -99,6 +99,7 @@ export function buildTabs(list, diffOptions, held) {
       const b = el('button', { type: 'button', role: 'tab', id: `tab-${t.name}`, 'data-tab': t.name,
         'aria-controls': t.name === OVERVIEW ? 'overview' : `panel-${t.name}`, title: hint || null }, t.title);
       b.addEventListener('click', () => selectTab(t.name));
+      b.addEventListener('keydown', moveFocus);
       return b;
     }))));
   $('panels').replaceChildren(...list.map(buildPanel), ...compare.map((a) => {
@@ -114,9 +115,41 @@ export function buildTabs(list, diffOptions, held) {
   selectTab(tabs.some((a) => a.name === wanted) ? wanted : OVERVIEW);
 }
 
+/** The tab list is one stop of the Tab key; in it, ↑/↓ (and Home/End) move between the views, Enter opens one. */
+function moveFocus(e) {
+  const all = [...$('tabs').querySelectorAll('[data-tab]')];
+  const i = all.indexOf(e.currentTarget);
+  const to = { ArrowDown: i + 1, ArrowRight: i + 1, ArrowUp: i - 1, ArrowLeft: i - 1, Home: 0, End: all.length - 1 }[e.key];
+  if (to === undefined) return;
+  e.preventDefault();
+  all[(to + all.length) % all.length].focus();
+}
+
+/** The panels the user ran (their current options), in the order of the tabs, for the saved report:
+ * [{analysis, params: {name: text}, ranks, hta}] (Compare ranks is not an analysis of the registry: left out). */
+export function openedViews() {
+  return [...$('panels').children].filter((p) => p.run && p.dataset.state !== 'idle').map((p) => {
+    const r = p.run, params = {};
+    for (const input of r.form.querySelectorAll('[data-opt]')) {
+      params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
+    }
+    return { analysis: r.analysis, params, ranks: r.ranks.value.trim(), hta: r.hta.checked };
+  });
+}
+
+/** Opens the view `name` (a tab of the trace shown), as a click on its tab does. */
+export function openView(name) {
+  selectTab(name);
+  $(`tab-${name}`)?.scrollIntoView({ block: 'nearest' });
+  window.scrollTo({ top: 0 });
+}
+
 function selectTab(name, remember = true) {
   if (!$('tabs').querySelector(`[data-tab="${CSS.escape(name)}"]`)) return;
-  for (const b of $('tabs').querySelectorAll('[data-tab]')) b.setAttribute('aria-selected', String(b.dataset.tab === name));
+  for (const b of $('tabs').querySelectorAll('[data-tab]')) {
+    b.setAttribute('aria-selected', String(b.dataset.tab === name));
+    b.tabIndex = b.dataset.tab === name ? 0 : -1; // roving tabindex: Tab enters the list at the open view
+  }
   $('overview').hidden = name !== OVERVIEW;
   for (const p of $('panels').children) p.hidden = p.dataset.analysis !== name;
   if (remember) setHash(viewHash(name), true);

@@ -7,11 +7,13 @@
 //        (slot: 'trace' unless given; split: other SPLIT_MIN / BLOCK_BYTES, for tests and benchmarks)
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
+//      {type:'dashboard', id}   (the Overview's dashboard: {html, charts} JSON)
+//      {type:'save', id, views: [{analysis, params, ranks, hta}], generated: text}   (the saved report: {html, charts} JSON)
 //      {type:'diff', id, pair: bool, params: {name: text}, control_ranks: text, test_ranks: text, hta: bool}
 //        (pair: slots 'control' and 'test'; else the 'trace' slot on both sides, a rank set against the others)
 //      {type:'helper', module} then {type:'block', id, name, block: Uint8Array} | {type:'range', id, file: File,
 //        job: Uint8Array, start, end}   (a parse helper, see below)
-// Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json,
+// Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json, failed: [{file, message}],
 //      wasmMemoryBytes, blocks, prepared} | {type:'error', slot, message}             (parse)
 //      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array} | {type:'failed', id, message}
 //      {type:'prepared'}   (the standby is ready)
@@ -47,6 +49,16 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'run') answer(data.id, () => {
     const t0 = performance.now();
     const json = session('trace').run_analysis(data.analysis, JSON.stringify(data.params ?? {}), data.ranks ?? '', !!data.hta);
+    return { type: 'report', json, ms: Math.round(performance.now() - t0) };
+  });
+  else if (data.type === 'dashboard') answer(data.id, () => {
+    const t0 = performance.now();
+    const json = session('trace').dashboard();
+    return { type: 'report', json, ms: Math.round(performance.now() - t0) };
+  });
+  else if (data.type === 'save') answer(data.id, () => {
+    const t0 = performance.now();
+    const json = session('trace').report(JSON.stringify(data.views ?? []), data.generated ?? '');
     return { type: 'report', json, ms: Math.round(performance.now() - t0) };
   });
   else if (data.type === 'file') answer(data.id, () => {
@@ -99,15 +111,24 @@ async function parse({ module, files, slot = 'trace', split }) {
     prepared = null;
     pool = ready ? await ready.catch(() => null) : null;
     if (!pool && files.some((f) => f.size >= splitMin)) pool = await startHelpers(module);
+    // a file that cannot be read is left out with its error, and the others open (all failing: the error)
+    const failed = [];
     for (const file of files) {
-      if (pool && file.size >= splitMin) blocks += await readSplit(s, file, pool, blockBytes, (done) => progress(file.name, before + done));
-      else await readHere(s, file, () => progress(file.name, before + s.bytes_consumed()));
+      try {
+        if (pool && file.size >= splitMin) blocks += await readSplit(s, file, pool, blockBytes, (done) => progress(file.name, before + done));
+        else await readHere(s, file, () => progress(file.name, before + s.bytes_consumed()));
+      } catch (e) {
+        if (e instanceof WebAssembly.RuntimeError) throw e; // a trap: the instance is unusable
+        s.drop_file();
+        failed.push({ file: file.name, message: text(e) });
+      }
       before += file.size;
     }
+    if (failed.length === files.length) throw new Error(failed.map((f) => f.message).join('\n'));
     self.postMessage({ type: 'progress', slot, file: '', done: total, total });
     const json = s.finish();
     sessions[slot] = s;
-    self.postMessage({ type: 'result', slot, json, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks, prepared: !!ready });
+    self.postMessage({ type: 'result', slot, json, failed, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks, prepared: !!ready });
   } catch (e) {
     self.postMessage({ type: 'error', slot, message: text(e) });
   } finally {

@@ -24,6 +24,10 @@
 //! 6. With several ranks, `ranks`: step time (median step), busy %, communication time and idle %
 //!    per rank, and `outliers`: the metrics on which the rank lies more than [`OUTLIER_MADS`]
 //!    scaled median absolute deviations and more than 10 % from the median of the ranks.
+//! 7. `headline` (first): the key figures the Overview shows on top, each with the analysis whose
+//!    panel has the numbers behind it: GPU busy and idle (% of the summed GPU spans, 1 decimal),
+//!    idle causes, the share of communication kernel time under compute (weighted by each rank's
+//!    communication time), the median step and the slowest, and with several ranks the outliers.
 
 use std::collections::BTreeMap;
 
@@ -292,10 +296,17 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             .with("idle_other_us", Unit::Us, idle_col(2)),
     );
 
+    let mut outlier_ranks = Vec::new();
     if ranks.len() > 1 {
-        report.tables.push(ranks_table(&gpu, &step_median, &overlap));
+        let t = ranks_table(&gpu, &step_median, &overlap);
+        if let Some(Values::Str(on)) = t.column("outlier_on").map(|c| &c.values) {
+            outlier_ranks = ranks.iter().zip(on).filter(|(_, on)| !on.is_empty()).map(|(r, on)| (*r, on.clone())).collect();
+        }
+        report.tables.push(t);
     }
-    report.notes.extend(headlines(&gpu, &steps, &step_median, &idle));
+    let (figures, notes) = headlines(&gpu, &steps, &step_median, &idle, &overlap, &outlier_ranks);
+    report.tables.insert(0, headline_table(&figures));
+    report.notes.extend(notes);
     report.charts = charts(&gpu, &steps);
     Ok(report)
 }
@@ -327,7 +338,8 @@ fn name_table(name: &str, rows: &[(String, i64, i64)], total: i64) -> Table {
         .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|r| r.1).collect()))
         .with("total_us", Unit::Us, Values::Float(rows.iter().map(|r| us(r.2)).collect()))
-        .with("mean_us", Unit::Us, Values::Float(rows.iter().map(|r| us(r.2) / r.1 as f64).collect()))
+        // to the ns: a mean of integer ns durations has no meaningful digits below that
+        .with("mean_us", Unit::Us, Values::Float(rows.iter().map(|r| np_round(us(r.2) / r.1 as f64, 3)).collect()))
         .with("share_pct", Unit::Percent, Values::Float(rows.iter().map(|r| pct(r.2, total)).collect()))
 }
 
@@ -352,50 +364,128 @@ fn ranks_table(gpu: &[(u32, Option<GpuTime>)], step_median: &BTreeMap<u32, f64>,
         .with("outlier_on", Unit::None, Values::Str(named))
 }
 
-/// One-line answers: busy share, steps, idle causes (module docs).
+/// One key figure of the Overview: `figure` is `value` `unit` (`detail` says of what), computed by
+/// the analysis `panel` (module docs, 7).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Figure {
+    /// What it is ("GPU busy").
+    pub figure: &'static str,
+    /// Its value, rounded as shown.
+    pub value: f64,
+    /// `%` or `ms`.
+    pub unit: &'static str,
+    /// What it is made of, in words.
+    pub detail: String,
+    /// The analysis whose panel has the numbers behind it.
+    pub panel: &'static str,
+}
+
+/// The key figures (busy share, idle causes, overlap, steps, outlier ranks) and their one-line
+/// answers for the notes (module docs, 7).
 fn headlines(
     gpu: &[(u32, Option<GpuTime>)],
     steps: &[StepTime],
     step_median: &BTreeMap<u32, f64>,
     idle: &BTreeMap<u32, [i64; 3]>,
-) -> Vec<String> {
-    let mut out = Vec::new();
+    overlap: &BTreeMap<u32, (f64, f64)>,
+    outlier_ranks: &[(u32, String)],
+) -> (Vec<Figure>, Vec<String>) {
+    let (mut figures, mut notes) = (Vec::new(), Vec::new());
     let sum = |f: fn(&GpuTime) -> i64| gpu.iter().filter_map(|(_, g)| g.as_ref().map(f)).sum::<i64>();
     let span = sum(|g| g.span);
+    // a figure's value is its text with 1 decimal, as the notes write it
+    let one = |part: i64, whole: i64| format!("{:.1}", pct(part, whole)).parse::<f64>().unwrap_or(f64::NAN);
     if span > 0 {
-        out.push(format!(
-            "GPU busy {:.1} % of its span (compute {:.1} %, communication {:.1} %, memory {:.1} %, other {:.1} %), idle {:.1} %",
-            pct(sum(GpuTime::busy), span),
-            pct(sum(|g| g.compute), span),
-            pct(sum(|g| g.communication), span),
-            pct(sum(|g| g.memory), span),
-            pct(sum(|g| g.other), span),
-            pct(sum(|g| g.idle), span)
+        let [busy, compute, comm, memory, other, idle_pct] =
+            [sum(GpuTime::busy), sum(|g| g.compute), sum(|g| g.communication), sum(|g| g.memory), sum(|g| g.other), sum(|g| g.idle)]
+                .map(|t| one(t, span));
+        notes.push(format!(
+            "GPU busy {busy:.1} % of its span (compute {compute:.1} %, communication {comm:.1} %, memory {memory:.1} %, other {other:.1} %), idle {idle_pct:.1} %"
         ));
+        let ranks = gpu.iter().filter(|(_, g)| g.is_some()).count();
+        let of = if ranks == 1 { "the GPU span".to_string() } else { format!("the GPU spans of {ranks} ranks") };
+        figures.push(Figure {
+            figure: "GPU busy",
+            value: busy,
+            unit: "%",
+            detail: format!("compute {compute:.1} %, communication {comm:.1} %, memory {memory:.1} %, other {other:.1} % of {of}"),
+            panel: "temporal",
+        });
+        let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
+        let all_idle: i64 = total.iter().sum();
+        figures.push(Figure {
+            figure: "GPU idle",
+            value: idle_pct,
+            unit: "%",
+            detail: if all_idle > 0 {
+                let [host, kernel, other] = total.map(|t| one(t, all_idle));
+                format!("between kernels: host wait {host:.1} %, kernel wait {kernel:.1} %, other {other:.1} % of it")
+            } else {
+                "no idle time between kernels".to_string()
+            },
+            panel: "idle",
+        });
+    }
+    let comm_us: f64 = overlap.values().filter(|o| o.0 > 0.0).map(|o| o.0).sum();
+    if comm_us > 0.0 {
+        let under: f64 = overlap.values().filter(|o| o.0 > 0.0 && !o.1.is_nan()).map(|o| o.0 * o.1 / 100.0).sum();
+        figures.push(Figure {
+            figure: "Communication under compute",
+            value: format!("{:.1}", 100.0 * under / comm_us).parse().unwrap_or(f64::NAN),
+            unit: "%",
+            detail: format!("of {:.3} ms communication kernel time runs while a compute kernel runs", comm_us / 1e3),
+            panel: "overlap",
+        });
     }
     if let Some(slowest) = steps.iter().max_by(|a, b| a.duration.cmp(&b.duration).then(b.rank.cmp(&a.rank)).then(b.step.cmp(&a.step))) {
         let all: Vec<f64> = steps.iter().map(|s| s.duration as f64).collect();
         let where_ = if step_median.len() > 1 { format!(" on rank {}", slowest.rank) } else { String::new() };
-        out.push(format!(
-            "{} step{}: median {:.3} ms, slowest ProfilerStep#{}{where_} {:.3} ms",
-            steps.len(),
-            if steps.len() == 1 { "" } else { "s" },
-            ms_f64(median_of(&all)),
-            slowest.step,
-            ms(slowest.duration)
-        ));
+        let median_ms: f64 = format!("{:.3}", ms_f64(median_of(&all))).parse().unwrap_or(f64::NAN);
+        let n = format!("{} step{}", steps.len(), if steps.len() == 1 { "" } else { "s" });
+        notes.push(format!("{n}: median {median_ms:.3} ms, slowest ProfilerStep#{}{where_} {:.3} ms", slowest.step, ms(slowest.duration)));
+        figures.push(Figure {
+            figure: "Median step",
+            value: median_ms,
+            unit: "ms",
+            detail: format!("of {n}; slowest: ProfilerStep#{}{where_}, {:.3} ms", slowest.step, ms(slowest.duration)),
+            panel: "steps",
+        });
     }
     let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
     let all_idle: i64 = total.iter().sum();
     if all_idle > 0 {
-        out.push(format!(
+        notes.push(format!(
             "idle between kernels: host wait {:.1} %, kernel wait {:.1} %, other {:.1} %",
             pct(total[0], all_idle),
             pct(total[1], all_idle),
             pct(total[2], all_idle)
         ));
     }
-    out
+    if gpu.len() > 1 {
+        figures.push(Figure {
+            figure: "Outlier ranks",
+            value: outlier_ranks.len() as f64,
+            unit: "",
+            detail: if outlier_ranks.is_empty() {
+                format!("none of {} ranks is far from the others' median", gpu.len())
+            } else {
+                outlier_ranks.iter().map(|(r, on)| format!("rank {r}: {on}")).collect::<Vec<_>>().join("; ")
+            },
+            panel: "stragglers",
+        });
+    }
+    (figures, notes)
+}
+
+/// The key figures as a table.
+fn headline_table(figures: &[Figure]) -> Table {
+    let text = |f: fn(&Figure) -> String| Values::Str(figures.iter().map(f).collect());
+    Table::new("headline")
+        .with("figure", Unit::None, text(|f| f.figure.to_string()))
+        .with("value", Unit::None, Values::Float(figures.iter().map(|f| f.value).collect()))
+        .with("unit", Unit::None, text(|f| f.unit.to_string()))
+        .with("detail", Unit::None, text(|f| f.detail.clone()))
+        .with("panel", Unit::None, text(|f| f.panel.to_string()))
 }
 
 /// One disjoint part of [`GpuTime`].

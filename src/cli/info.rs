@@ -49,15 +49,7 @@ pub fn run(a: Args) -> Result<()> {
 }
 
 fn thousands(n: u64) -> String {
-    let s = n.to_string();
-    let mut out = String::new();
-    for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
+    kinetoscope::html::group(n.min(i64::MAX as u64) as i64)
 }
 
 /// Step numbers as a list, or as a count and range when there are many (`--json` has them all).

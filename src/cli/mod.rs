@@ -7,6 +7,7 @@ mod diff;
 mod info;
 mod input;
 mod output;
+mod report;
 mod subcommands;
 
 use clap::error::ErrorKind;
@@ -26,6 +27,8 @@ enum Command {
     Info(info::Args),
     /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
     Analyze(analyze::Args),
+    /// Writes the page's saved report: one self-contained HTML file (Overview, panels, trace facts; no trace data).
+    Report(report::Args),
 }
 
 /// Runs the command line. `--help` and `--version` print to stdout and succeed; bad arguments
@@ -60,5 +63,6 @@ pub fn run() -> anyhow::Result<()> {
     match Cli::from_arg_matches(&matches)?.command {
         Command::Info(a) => info::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Report(a) => report::run(a),
     }
 }

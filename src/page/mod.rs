@@ -94,6 +94,34 @@ struct PageReport<'a> {
     files: Vec<PageFile<'a>>,
 }
 
+/// A panel to put in the saved report: an analysis with its options (name, value as text; missing:
+/// the default), ranks (`0,2-5`; empty: all) and mode.
+#[derive(Debug, Clone, Default)]
+pub struct View {
+    /// The analysis' registry name.
+    pub analysis: String,
+    /// Options given.
+    pub given: Vec<(String, String)>,
+    /// Ranks.
+    pub ranks: String,
+    /// HTA mode.
+    pub hta: bool,
+}
+
+/// One analysis run: its report, the ranks it ran on, its options.
+struct Run {
+    analysis: &'static str,
+    report: crate::table::Report,
+    ranks: Vec<u32>,
+    params: Vec<(String, String)>,
+}
+
+/// `{"html": ..., "charts": [...]}`.
+fn html_json(html: &str, slots: &crate::html::Slots) -> Result<String, AnalysisError> {
+    serde_json::to_string(&serde_json::json!({ "html": html, "charts": slots.charts }))
+        .map_err(|e| AnalysisError(format!("could not write the HTML as JSON: {e}")))
+}
+
 /// A loaded trace and what runs on it keep: the frames of the last mode used (built once per
 /// mode switch, not per run) and the files each analysis produced in its last run.
 #[derive(Debug)]
@@ -120,12 +148,11 @@ impl Workspace {
         self.frames_built
     }
 
-    /// Runs analysis `name` with options `params_json` (a JSON object of option name → value as
-    /// text, number or bool; missing options take their defaults), on the ranks `ranks_text`
-    /// (`0,2-5`; empty = all), in HTA mode or not. Returns the run's JSON (module docs).
-    pub fn run_json(&mut self, name: &str, params_json: &str, ranks_text: &str, hta: bool) -> Result<String, AnalysisError> {
+    /// Runs analysis `name` with options `given` (name, value as text; missing options take their
+    /// defaults) on the ranks `ranks_text` (`0,2-5`; empty = all), in HTA mode or not: its report,
+    /// the ranks it ran on and its options (every one, defaults included).
+    fn run(&mut self, name: &str, given: &[(String, String)], ranks_text: &str, hta: bool) -> Result<Run, AnalysisError> {
         let a = registry::find(name).ok_or_else(|| AnalysisError(format!("unknown analysis '{name}'")))?;
-        let given = option_texts(params_json)?;
         let params = Params::new(a.options, given.iter().map(|(k, v)| (k.as_str(), v.as_str())))?;
         let ranks = parse_int_list(ranks_text).map_err(|e| AnalysisError(format!("ranks: {e}")))?;
         let selected = select_ranks(&self.trace, ranks.as_deref())?;
@@ -140,29 +167,82 @@ impl Workspace {
         if !had && self.frames.is_some() {
             self.frames_built += 1;
         }
-        let report = match result {
+        let params = params.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        Ok(Run { analysis: a.name, report: result?, ranks, params })
+    }
+
+    /// Runs analysis `name` with options `params_json` (a JSON object of option name → value as
+    /// text, number or bool; missing options take their defaults), on the ranks `ranks_text`
+    /// (`0,2-5`; empty = all), in HTA mode or not. Returns the run's JSON (module docs).
+    pub fn run_json(&mut self, name: &str, params_json: &str, ranks_text: &str, hta: bool) -> Result<String, AnalysisError> {
+        let run = match self.run(name, &option_texts(params_json)?, ranks_text, hta) {
             Ok(r) => r,
             Err(e) => {
-                self.files.remove(a.name);
+                self.files.remove(name);
                 return Err(e);
             }
         };
-
-        let files = crate::export::trace_files(&self.trace, &report)
+        let report = &run.report;
+        let files = crate::export::trace_files(&self.trace, report)
             .map_err(|e| AnalysisError(format!("could not write the produced trace: {e}")))?;
         let json = serde_json::to_string(&PageReport {
-            analysis: a.name,
+            analysis: run.analysis,
             hta,
-            ranks,
-            params: params.iter().collect(),
+            ranks: run.ranks,
+            params: run.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
             tables: report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
             charts: &report.charts,
             notes: &report.notes,
             files: files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
         })
         .map_err(|e| AnalysisError(format!("could not write the report as JSON: {e}")))?;
-        self.files.insert(a.name.to_string(), files);
+        self.files.insert(run.analysis.to_string(), files);
         Ok(json)
+    }
+
+    /// The Overview's dashboard (`crate::html::dashboard` of the `summary` analysis on every rank)
+    /// as JSON: `{"html": "...", "charts": [<Chart>...]}`; its cards link to `#tab=NAME`.
+    pub fn dashboard_json(&mut self) -> Result<String, AnalysisError> {
+        let run = self.run("summary", &[], "", false)?;
+        let (html, slots) = crate::html::dashboard(&run.report, &|p| Some(format!("#tab={p}")));
+        html_json(&html, &slots)
+    }
+
+    /// The saved report (`crate::html::document`) of the Overview and the panels `views_json`
+    /// (`[{"analysis": name, "params": {name: value}, "ranks": "0-3", "hta": false}]`, those the user
+    /// opened), made `generated` (a line), as JSON: `{"html": "...", "charts": [<Chart>...]}`; the
+    /// page draws the charts into their slots (`fill_chart_slots`).
+    pub fn report_json(&mut self, views_json: &str, generated: &str) -> Result<String, AnalysisError> {
+        let bad = |why: String| AnalysisError(format!("views: {why}"));
+        let views: Vec<serde_json::Value> = serde_json::from_str(views_json).map_err(|e| bad(e.to_string()))?;
+        let mut wanted = Vec::new();
+        for v in views {
+            let analysis = v.get("analysis").and_then(|a| a.as_str()).ok_or_else(|| bad("a view without an analysis".into()))?.to_string();
+            let given = option_texts(&v.get("params").map(|p| p.to_string()).unwrap_or_default())?;
+            let ranks = v.get("ranks").and_then(|r| r.as_str()).unwrap_or("").to_string();
+            let hta = v.get("hta").and_then(|h| h.as_bool()).unwrap_or(false);
+            wanted.push(View { analysis, given, ranks, hta });
+        }
+        let (html, slots) = self.report_html(wanted, generated);
+        html_json(&html, &slots)
+    }
+
+    /// The saved report of the Overview and the panels `views`, made `generated` (a line): its HTML
+    /// with chart slots and its charts (`crate::html::fill_slots` makes it the file).
+    pub fn report_html(&mut self, views: Vec<View>, generated: &str) -> (String, crate::html::Slots) {
+        let sections: Vec<_> = views.into_iter().map(|v| self.section(&v.analysis, v.given, v.ranks, v.hta)).collect();
+        let summary = self.run("summary", &[], "", false).ok().map(|r| r.report);
+        let ov = crate::analysis::overview::overview(&self.trace);
+        crate::html::document(&ov, summary.as_ref(), &sections, generated)
+    }
+
+    /// A panel of the saved report: analysis `analysis` run with the options `given` (those that differ
+    /// from the defaults are listed).
+    fn section(&mut self, analysis: &str, given: Vec<(String, String)>, ranks: String, hta: bool) -> crate::html::Section {
+        let defaults = registry::find(analysis).map(|a| a.options).unwrap_or(&[]);
+        let params = given.iter().filter(|(k, v)| defaults.iter().any(|o| o.name == k && o.default != v)).cloned().collect();
+        let result = self.run(analysis, &given, &ranks, hta).map(|r| r.report).map_err(|e| e.0);
+        crate::html::Section { analysis: analysis.to_string(), params, ranks, hta, result }
     }
 
     /// The bytes of file `name` produced by the last run of `analysis`.

@@ -4,7 +4,7 @@ use super::{Table, Values};
 
 /// One cell as text (`NaN` → empty). Floats as Python's `repr` (`3.0`, `1e-05`), which is what
 /// pandas writes, so CSVs compare with HTA's as text.
-fn cell(v: &Values, row: usize) -> String {
+pub(crate) fn cell(v: &Values, row: usize) -> String {
     match v {
         Values::Str(s) => s[row].clone(),
         Values::Int(i) => i[row].to_string(),

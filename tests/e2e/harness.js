@@ -78,6 +78,8 @@ export function cliInfo(dir, ...names) {
 export class Num {
   constructor(src) { this.src = src; }
   toString() { return this.src; }
+  /** Its value as a JS number. */
+  get n() { return Number(this.src); }
 }
 const NUM_TAG = '\u0000num:';
 /** JSON.parse that keeps every number as a Num (exact: no float rounding, no 2^53 limit). */
@@ -299,4 +301,31 @@ export function corpusTest(name, fn) {
   }
   if (process.env.KINETOSCOPE_SKIP_LOG) appendFileSync(process.env.KINETOSCOPE_SKIP_LOG, `e2e ${name}\n`);
   return test(name, { skip: `no corpus at ${shared} (set KINETOSCOPE_SHARED)` }, fn);
+}
+
+/** What the Overview's dashboard (#dashboard, Rust's HTML) shows: its key figures, and per card its heading link and
+ * its tables (header cells, body rows of cell texts, a full name from the title where the cell is cut), the ranks
+ * card's stacked bars, the charts drawn in its slots. */
+export function readDashboard(page) {
+  return page.evaluate(() => {
+    const box = document.getElementById('dashboard');
+    const figures = [...box.querySelectorAll('.kpi')].map((k) => ({
+      figure: k.dataset.figure, panel: k.dataset.panel ?? null, href: k.getAttribute('href'),
+      value: k.querySelector('.kpi-value').firstChild.textContent, unit: k.querySelector('.kpi-value small')?.textContent.trim() ?? '',
+      detail: k.querySelector('.kpi-detail').textContent,
+    }));
+    const cards = Object.fromEntries([...box.querySelectorAll('.card')].map((c) => {
+      const a = c.querySelector('h3 a');
+      const tables = [...c.querySelectorAll('table')].map((t) => ({
+        name: t.dataset.table,
+        head: [...t.querySelectorAll('thead th')].map((th) => th.textContent),
+        rows: [...t.tBodies[0].rows].map((tr) => [...tr.cells].map((td) => td.getAttribute('title') && td.classList.contains('text') ? td.title : td.textContent)),
+        bars: [...t.tBodies[0].rows].map((tr) => [...tr.querySelectorAll('.seg')].map((s) => [s.className.replace(/.*part-/, ''), s.style.width])),
+        outliers: [...t.querySelectorAll('td.outlier')].map((td) => td.closest('tr').dataset.rank),
+      }));
+      const canvases = [...c.querySelectorAll('figure[data-slot] canvas')].map((cv) => ({ id: cv.id, drawn: cv.dataset.drawn === '1' }));
+      return [c.dataset.card, { panel: a?.dataset.panel ?? null, title: (a ?? c.querySelector('h3')).textContent, tables, canvases, text: c.textContent }];
+    }));
+    return { state: box.dataset.state, visible: !box.closest('[hidden]') && box.offsetParent !== null, figures, cards };
+  });
 }

@@ -11,22 +11,70 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import {
-  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readReport, screenshot, shared, waitDone,
+  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readDashboard, readReport, screenshot, shared, waitDone,
 } from './harness.js';
 import { assertChartsDrawn, assertClean, assertPanelShows, dropFile, open, sampleName, server, setUp, tmp, traceFilter } from './setup.js';
 
 
-/** The Overview's "Where the time went" (#dashboard) shows exactly `kinetoscope summary --json` on the same files,
- * with its charts drawn, above the trace details (collapsed). */
+/** The Overview's dashboard shows `kinetoscope summary --json`'s numbers on the same files, and they agree with the
+ * analyses behind them (`temporal`, `kernels`, `steps`, each run by the CLI): the key figures as the `headline`
+ * table says them; per rank the stacked GPU-time bar (its parts' widths are `gpu_time_by_rank`'s percentages), busy
+ * and idle % (temporal's idle_time_pctg, to the 0.1 shown); the top GPU kernels and CPU operators with their totals in
+ * ms (kernels' sum (us) for kernels of one rank); the steps (steps' step numbers). Every card and figure links to
+ * its panel, the step chart is drawn, the trace details start collapsed. */
 async function assertShowsDashboard(page, dir, names, what) {
   const want = cliAnalysis(dir, 'summary', names);
   assert.equal(want.status, 0, want.stderr);
   await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('dashboard').dataset.state), null, { timeout: 60_000 });
-  const shown = await readReport(page, 'dashboard');
+  const shown = await readDashboard(page);
+  assert.equal(shown.state, 'done', `${what}: dashboard shown`);
   assert.ok(shown.visible, `${what}: the dashboard is on the Overview`);
-  assertPanelShows(shown, want.json, `${what} dashboard`);
-  assert.ok(shown.tables.length >= 6 && shown.charts.length >= 1, `${what}: tables and charts`);
-  await assertChartsDrawn(page, shown, `${what} dashboard`);
+  const table = (name) => want.json.tables[name];
+  const near = (text, value, digits, why) => assert.ok(Math.abs(Number(text) - value) <= 0.5 * 10 ** -digits + 1e-9, `${what}: ${why}: shown ${text}, want ${value}`);
+  // key figures: the headline table, each linking to its panel
+  assert.deepEqual(shown.figures.map((f) => [f.figure, f.value, f.unit, f.detail, f.panel]),
+    table('headline').map((r) => [r.figure, r.value.src.replace(/\.0$/, ''), r.unit, r.detail, r.panel]), `${what}: key figures`);
+  for (const f of shown.figures) assert.equal(f.href, `#tab=${f.panel}`);
+  // per rank: the stacked bar and the metrics
+  const gpu = table('gpu_time_by_rank');
+  const ranks = shown.cards.ranks.tables[0];
+  assert.equal(shown.cards.ranks.panel, 'temporal');
+  assert.deepEqual(ranks.rows.map((r) => r[0].replace(/ outlier$/, '')), gpu.map((r) => r.rank.src), `${what}: one row per rank`);
+  const temporal = cliAnalysis(dir, 'temporal', names);
+  assert.equal(temporal.status, 0, temporal.stderr);
+  gpu.forEach((g, i) => {
+    const parts = ['compute', 'communication', 'memory', 'other', 'idle'].filter((p) => g[`${p}_pct`].n > 0);
+    assert.deepEqual(ranks.bars[i], parts.map((p) => [p, `${g[`${p}_pct`].src}%`]), `${what}: rank ${g.rank.src} stacked bar`);
+    const head = (h) => ranks.rows[i][ranks.head.indexOf(h)];
+    near(head('busy %'), g.busy_pct.n, 1, `rank ${g.rank.src} busy %`);
+    const t = temporal.json.tables.temporal_breakdown.find((r) => r.rank.src === g.rank.src);
+    near(head('idle %'), t.idle_time_pctg.n, 1, `rank ${g.rank.src} idle % = temporal's`);
+  });
+  if (table('ranks')) assert.deepEqual(ranks.outliers, table('ranks').filter((r) => r.outlier_on).map((r) => r.rank.src), `${what}: outliers marked`);
+  // top kernels and operators, totals in ms; a kernel of one rank has kernels' sum
+  const kernels = cliAnalysis(dir, 'kernels', names);
+  assert.equal(kernels.status, 0, kernels.stderr);
+  for (const [card, name] of [['top-kernels', 'top_gpu_kernels'], ['top-cpu-ops', 'top_cpu_ops']]) {
+    const rows = shown.cards[card].tables[0].rows;
+    assert.deepEqual(rows.map((r) => r[0]), table(name).map((r) => r.name), `${what}: ${card} names`);
+    rows.forEach((r, i) => near(r[2], table(name)[i].total_us.n / 1000, 3, `${card} ${r[0]} total ms`));
+  }
+  assert.equal(shown.cards['top-kernels'].panel, 'kernels');
+  if (gpu.length === 1) {
+    for (const r of shown.cards['top-kernels'].tables[0].rows) {
+      const k = kernels.json.tables.gpu_kernel_breakdown__kernels?.find((x) => x.name === r[0]);
+      if (k) near(r[2], k['sum (us)'].n / 1000, 3, `${r[0]}: kernels' sum`);
+    }
+  }
+  // steps: the chart (two steps or more on a rank) or the table, of the steps analysis' steps
+  const steps = cliAnalysis(dir, 'steps', names);
+  assert.equal(steps.status, 0, steps.stderr);
+  const stepNumbers = [...new Set(table('step_times').map((s) => s.step.src))].sort();
+  assert.deepEqual(stepNumbers, [...new Set(steps.json.tables.profiler_steps.map((s) => s.profiler_step.src))].sort(), `${what}: the steps of steps`);
+  const stepCard = shown.cards.steps;
+  if (stepCard.canvases.length) assert.ok(stepCard.canvases.every((c) => c.drawn), `${what}: step chart drawn`);
+  else if (stepNumbers.length) assert.deepEqual(stepCard.tables[0].rows.map((r) => r[1]), table('step_times').map((s) => s.step.src));
+  else assert.match(stepCard.text, /no steps/);
   assert.equal(await page.evaluate(() => document.getElementById('trace-details').open), false, `${what}: trace details start collapsed`);
   return shown;
 }
@@ -86,7 +134,7 @@ corpusTest('(b) picking a folder of 2 ranks shows both ranks as the CLI does', a
   await page.setInputFiles('#folder', traceFilter); // webkitdirectory input: the whole folder
   assertShowsOverview(await waitDone(page), want.json);
   const dash = await assertShowsDashboard(page, traceFilter, names, '2 ranks');
-  assert.ok(dash.tables.some((t) => t.name === 'ranks'), 'several ranks: the ranks table with outliers');
+  assert.equal(dash.figures.at(-1).figure, 'Outlier ranks', 'several ranks: the outliers named');
   await screenshot(page, 'b-folder-2-ranks');
 
   // the same two files through the multi-file picker give the same page
@@ -105,7 +153,7 @@ test('(c) "Load sample" shows the bundled sample, equal to the CLI', async () =>
   await page.click('#load-sample');
   assertShowsOverview(await waitDone(page), want.json);
   const dash = await assertShowsDashboard(page, path.join(dist, 'sample'), [sampleName], 'sample');
-  assert.ok(!dash.tables.some((t) => t.name === 'ranks'), 'one rank: no ranks table');
+  assert.ok(!dash.figures.some((f) => f.figure === 'Outlier ranks'), 'one rank: no outliers');
   assert.match(page.url(), /#sample=1$/, 'URL hash records the sample');
   await assertChart(page);
   await screenshot(page, 'c-sample');
@@ -265,11 +313,10 @@ test('(p) nothing leaves the page: its Content-Security-Policy refuses inline an
   await dropFile(page, file);
   await waitDone(page);
   await page.waitForFunction(() => document.getElementById('dashboard').dataset.state === 'done');
-  const shown = await readReport(page, 'dashboard');
-  const kernels = shown.tables.find((t) => t.name === 'top_gpu_kernels');
-  assert.equal(kernels.rows[0][kernels.columns.indexOf('name')], evil, 'the kernel name shown as its characters');
-  const ops = shown.tables.find((t) => t.name === 'top_cpu_ops');
-  assert.equal(ops.rows[0][ops.columns.indexOf('name')], `${evil}<script>alert(2)</script>`);
+  const shown = await readDashboard(page);
+  assert.equal(shown.cards['top-kernels'].tables[0].rows[0][0], evil, 'the kernel name shown as its characters');
+  assert.equal(shown.cards['top-cpu-ops'].tables[0].rows[0][0], `${evil}<script>alert(2)</script>`);
+  assert.equal(await page.evaluate(() => document.querySelector('#dashboard [data-card=top-kernels] td.text').textContent), evil);
   await openTab(page, 'kernels');
   assert.equal(await page.evaluate(() => document.querySelectorAll('img, main script').length), 0, 'no element made from a name');
   assert.deepEqual(dialogs, [], 'no script ran');
