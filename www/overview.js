@@ -3,7 +3,7 @@
 // table per rank and the kinds chart, from the overview JSON the worker returns (Rust's `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, parseExact, renderReport, reportHooks } from './report.js';
+import { Num, hoverTip, parseExact, renderReport, reportHooks, sizeCanvas } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
 import { message } from './page-state.js';
@@ -101,7 +101,11 @@ async function drawChart(json) {
   if (typeof mod.draw_kinds_chart !== 'function') return;
   canvas.hidden = false;
   try {
-    mod.draw_kinds_chart('chart-kinds', json);
+    canvas.dataset.size ||= `${canvas.width},${canvas.height}`;
+    const { dark, scale } = sizeCanvas(canvas, ...canvas.dataset.size.split(',').map(Number));
+    canvas.regions = JSON.parse(mod.draw_kinds_chart('chart-kinds', json, dark, scale) ?? '[]');
+    if (!canvas.nextElementSibling?.classList.contains('chart-tip')) canvas.after(el('div', { class: 'chart-tip', hidden: '' }));
+    hoverTip(canvas, canvas.nextElementSibling);
     canvas.dataset.drawn = '1';
   } catch (e) {
     canvas.hidden = true;
