@@ -20,14 +20,16 @@
 //! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
 //! as both. `diff_options()` lists the Diff form's options.
 //! On the main thread: `analyses()` (the registry as JSON, for the tabs), `draw_chart(canvas_id,
-//! chart_json)` and `draw_kinds_chart(canvas_id, overview_json)` (plotters measures text through
-//! the DOM, so charts cannot be drawn inside a worker).
+//! chart_json, dark, scale)` and `draw_kinds_chart(canvas_id, overview_json, dark, scale)`, which
+//! return the hover regions as JSON (plotters measures text through the DOM, so charts cannot be
+//! drawn inside a worker).
 
 use plotters::prelude::IntoDrawingArea;
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::prelude::*;
 
 use crate::analysis::overview::{overview, Overview};
+use crate::chart::draw::Style;
 use crate::model::RankTrace;
 use crate::page::Workspace;
 use crate::read::{assemble, FileReader};
@@ -310,17 +312,22 @@ pub fn chart_size() -> Vec<u32> {
     vec![crate::chart::draw::SIZE.0, crate::chart::draw::SIZE.1]
 }
 
-/// Draws one chart of a run's JSON (`charts[i]`, as JSON text) on the canvas `canvas_id`.
+/// Draws one chart of a run's JSON (`charts[i]`, as JSON text) on the canvas `canvas_id`, in the
+/// dark or light style, at `scale` device pixels per CSS pixel (the page sizes the canvas at
+/// `chart_size() * devicePixelRatio` and passes `devicePixelRatio`). Returns the hover regions as
+/// JSON, in CSS pixels from the canvas' top left corner: `[{"x0", "y0", "x1", "y1", "text"}]`,
+/// `text` = the full category name, then `series: value unit` lines.
 /// `null` inside an array is `NaN` (serde_json writes `NaN` as `null`); `null` as a field
 /// value is an absent `Option`.
 #[wasm_bindgen]
-pub fn draw_chart(canvas_id: &str, chart_json: &str) -> Result<(), JsValue> {
+pub fn draw_chart(canvas_id: &str, chart_json: &str, dark: bool, scale: f64) -> Result<String, JsValue> {
     let value: serde_json::Value = serde_json::from_str(chart_json).map_err(err)?;
     let chart: Chart = serde_wasm_bindgen::from_value(js_value(&value, false)).map_err(err)?;
     let backend = CanvasBackend::new(canvas_id).ok_or_else(|| err(format!("no canvas with id '{canvas_id}'")))?;
     let area = backend.into_drawing_area();
-    crate::chart::draw::draw(&area, &chart).map_err(err)?;
-    area.present().map_err(err)
+    let regions = crate::chart::draw::draw_styled(&area, &chart, &Style::new(dark, scale)).map_err(err)?;
+    area.present().map_err(err)?;
+    serde_json::to_string(&regions).map_err(err)
 }
 
 /// `html` with its chart slots filled with SVG (`crate::html::fill_slots`), `charts_json` the charts
@@ -354,10 +361,14 @@ fn js_value(value: &serde_json::Value, in_array: bool) -> JsValue {
     }
 }
 
-/// Draws the events-per-kind chart of an overview (JSON from `Session.finish`) on a canvas.
+/// Draws the events-per-kind chart of an overview (JSON from `Session.finish`) on a canvas, as
+/// `draw_chart` does (same style arguments); returns its hover regions as JSON.
 #[wasm_bindgen]
-pub fn draw_kinds_chart(canvas_id: &str, overview_json: &str) -> Result<(), JsValue> {
+pub fn draw_kinds_chart(canvas_id: &str, overview_json: &str, dark: bool, scale: f64) -> Result<String, JsValue> {
     let ov: Overview = serde_json::from_str(overview_json).map_err(err)?;
     let backend = CanvasBackend::new(canvas_id).ok_or_else(|| err(format!("no canvas with id '{canvas_id}'")))?;
-    crate::chart::kinds::draw_kinds(&backend.into_drawing_area(), &ov).map_err(err)
+    let area = backend.into_drawing_area();
+    let regions = crate::chart::kinds::draw_kinds(&area, &ov, &Style::new(dark, scale)).map_err(err)?;
+    area.present().map_err(err)?;
+    serde_json::to_string(&regions).map_err(err)
 }

@@ -4,7 +4,7 @@
 // `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, parseExact } from './report.js';
+import { Num, hoverTip, parseExact, sizeCanvas } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
 import { message } from './page-state.js';
@@ -102,7 +102,11 @@ async function drawChart(json) {
   if (typeof mod.draw_kinds_chart !== 'function') return;
   canvas.hidden = false;
   try {
-    mod.draw_kinds_chart('chart-kinds', json);
+    canvas.dataset.size ||= `${canvas.width},${canvas.height}`;
+    const { dark, scale } = sizeCanvas(canvas, ...canvas.dataset.size.split(',').map(Number));
+    canvas.regions = JSON.parse(mod.draw_kinds_chart('chart-kinds', json, dark, scale) ?? '[]');
+    if (!canvas.nextElementSibling?.classList.contains('chart-tip')) canvas.after(el('div', { class: 'chart-tip', hidden: '' }));
+    hoverTip(canvas, canvas.nextElementSibling);
     canvas.dataset.drawn = '1';
   } catch (e) {
     canvas.hidden = true;
@@ -143,19 +147,16 @@ export async function showDashboard(ask, open) {
   }
 }
 
-/** Whether charts are drawn dark: the theme chosen, else the system's. */
-export const darkTheme = () => document.documentElement.dataset.theme === 'dark'
-  || (!document.documentElement.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
-
-/** Draws `chart` on a canvas filling `figure`'s width, sharp on high-DPI screens. */
+/** Draws `chart` on a canvas as wide as `figure` (crisp on high-DPI screens, hover shows exact values). */
 function drawSlot(mod, figure, chart) {
-  const dpr = window.devicePixelRatio || 1;
   const w = Math.max(320, Math.floor(figure.clientWidth || 480)), h = Math.round(Math.min(300, Math.max(200, w * 0.5)));
-  const canvas = el('canvas', { id: `dashboard-slot-${figure.dataset.slot}`, width: Math.round(w * dpr), height: Math.round(h * dpr),
-    style: `width: ${w}px; height: ${h}px`, role: 'img', 'aria-label': chart?.title ?? 'chart' });
-  figure.replaceChildren(canvas);
+  const canvas = el('canvas', { id: `dashboard-slot-${figure.dataset.slot}`, role: 'img', 'aria-label': chart?.title ?? 'chart' });
+  const tip = el('div', { class: 'chart-tip', hidden: '' });
+  figure.replaceChildren(canvas, tip);
   try {
-    mod.draw_chart(canvas.id, JSON.stringify(chart), darkTheme(), dpr);
+    const { dark, scale } = sizeCanvas(canvas, w, h);
+    canvas.regions = JSON.parse(mod.draw_chart(canvas.id, JSON.stringify(chart), dark, scale) ?? '[]');
+    hoverTip(canvas, tip);
     canvas.dataset.drawn = '1';
   } catch (e) {
     console.warn('draw_chart failed:', e);

@@ -29,13 +29,13 @@ const grouped = (n) => String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
 export const reportHooks = (mod, prefix, downloadFile) => ({
   prefix,
   chartSize: typeof mod.chart_size === 'function' ? [...mod.chart_size()] : [900, 480],
-  drawChart: (id, json) => mod.draw_chart(id, json),
+  drawChart: (id, json, dark, scale) => mod.draw_chart(id, json, dark, scale),
   downloadFile,
 });
 
 /**
  * Fills `parts` ({notes, files, charts, tables} elements of a panel) from `report`.
- * hooks: {prefix (unique id prefix), drawChart(canvasId, chartJson), chartSize [w, h],
+ * hooks: {prefix (unique id prefix), drawChart(canvasId, chartJson, dark, scale) → hover regions JSON, chartSize [w, h],
  *         downloadFile(name) → Promise<Uint8Array>}.
  */
 export function renderReport(parts, report, hooks) {
@@ -74,18 +74,58 @@ function chartFigure(chart, i, hooks) {
   const canvas = el('canvas', { id, width: w, height: h, 'aria-label': chart.title ?? `chart ${i + 1}`, role: 'img' });
   const png = el('button', { type: 'button', class: 'download', 'data-png': id }, 'PNG');
   png.addEventListener('click', () => canvas.toBlob((blob) => blob && download(blob, `${slug(chart.title) || `${hooks.prefix}-chart-${i + 1}`}.png`)));
-  return el('figure', { class: 'chart', 'data-chart': i }, canvas, el('figcaption', {}, png));
+  return el('figure', { class: 'chart', 'data-chart': i }, canvas, el('div', { class: 'chart-tip', hidden: '' }), el('figcaption', {}, png));
 }
 
 function drawOne(figure, chart, hooks) {
   const canvas = figure.querySelector('canvas');
   try {
-    hooks.drawChart(canvas.id, JSON.stringify(chart));
+    const { dark, scale } = sizeCanvas(canvas, ...hooks.chartSize);
+    canvas.regions = JSON.parse(hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale) ?? '[]');
+    hoverTip(canvas, figure.querySelector('.chart-tip'));
     canvas.dataset.drawn = '1';
   } catch (e) {
     console.warn('draw_chart failed:', e);
     figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));
   }
+}
+
+/** Sizes `canvas` to w×h CSS pixels with devicePixelRatio device pixels each (crisp on high-DPI screens);
+ * returns the style to draw it in: {dark (the page's theme, else the system's), scale}. */
+export function sizeCanvas(canvas, w, h) {
+  const scale = window.devicePixelRatio || 1;
+  canvas.width = Math.round(w * scale);
+  canvas.height = Math.round(h * scale);
+  canvas.dataset.cssWidth = w;
+  canvas.style.cssText = `width: ${w}px; max-width: 100%; height: auto`;
+  const theme = document.documentElement.dataset.theme;
+  const dark = theme === 'dark' || (!theme && matchMedia('(prefers-color-scheme: dark)').matches);
+  return { dark, scale };
+}
+
+/** Shows in `tip` (an element beside `canvas`) the text of the smallest of `canvas.regions` (CSS pixels of
+ * the drawn size, from draw_chart) under the pointer; the canvas may be displayed smaller (max-width). */
+export function hoverTip(canvas, tip) {
+  if (!tip || canvas.dataset.hover) return;
+  canvas.dataset.hover = '1';
+  const size = (g) => (g.x1 - g.x0) * (g.y1 - g.y0);
+  canvas.addEventListener('mousemove', (e) => {
+    const r = canvas.getBoundingClientRect();
+    const k = Number(canvas.dataset.cssWidth) / r.width || 1;
+    const [x, y] = [(e.clientX - r.left) * k, (e.clientY - r.top) * k];
+    let best = null;
+    for (const g of canvas.regions ?? []) {
+      if (x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1 && (!best || size(g) < size(best))) best = g;
+    }
+    tip.hidden = !best;
+    if (!best) return;
+    tip.textContent = best.text;
+    // beside the pointer, on its left in the right half so the tip stays over the chart
+    const left = e.clientX - r.left < r.width / 2;
+    tip.style.left = `${canvas.offsetLeft + e.clientX - r.left + (left ? 14 : -14 - tip.offsetWidth)}px`;
+    tip.style.top = `${canvas.offsetTop + e.clientY - r.top + 14}px`;
+  });
+  canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
 }
 
 // ---- tables ---------------------------------------------------------------------------------------------

@@ -66,6 +66,17 @@ pub struct Analysis {
     pub run: fn(&Context<'_>, &Params) -> Result<Report, AnalysisError>,
 }
 
+impl Analysis {
+    /// Runs it for output: its report without the charts that show nothing the tables do not
+    /// ([`Report::drop_uninformative_charts`]). The page, the CLI and `analyze` call this; `run`
+    /// itself gives every chart the analysis made.
+    pub fn report(&self, ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
+        let mut report = (self.run)(ctx, params)?;
+        report.drop_uninformative_charts();
+        Ok(report)
+    }
+}
+
 impl std::fmt::Debug for Analysis {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Analysis").field("name", &self.name).finish_non_exhaustive()

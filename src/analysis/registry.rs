@@ -102,7 +102,7 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
 /// default run already wrote are not written twice.
 pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisError> {
     let params = Params::new(step.analysis.options, step.params.iter().map(|(k, v)| (*k, v.as_str())))?;
-    let mut report = (step.analysis.run)(ctx, &params)?;
+    let mut report = step.analysis.report(ctx, &params)?;
     if let Some((from, to)) = step.rename {
         report.tables.retain(|t| t.name.starts_with(from));
         report.traces.clear();

@@ -1,80 +1,123 @@
 //! Draws an analysis' [`Chart`] with plotters on any backend: the page's canvas and the CLI's
 //! SVG go through this one function, so both show the same picture of the same numbers.
+//!
+//! Every chart has the same frame: its title, a legend strip under it (never over the data), and
+//! the plot with a few light grid lines and label areas sized to the measured labels. Drawing
+//! returns hover [`Region`]s (what the page shows under the pointer); the CLI ignores them.
+//! The chart kinds are drawn by `bars.rs` (categories) and `plots.rs` (the others).
 
-use plotters::coord::ranged1d::SegmentedCoord;
-use plotters::coord::types::{RangedCoordf64, RangedCoordusize};
+use std::ops::Range;
+
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use serde::Serialize;
 
-use crate::table::{union_gaps, Chart, Line, Series};
+use super::style::{fit, middle_cut, number, text_size};
+pub use super::style::{Style, PALETTE};
+use crate::table::Chart;
 
-/// Default size of one chart, pixels.
+/// Default size of one chart, CSS pixels.
 pub const SIZE: (u32, u32) = (900, 480);
 
-/// Colours of series/slices, in order (a colour-blind-friendly qualitative palette, Tableau 10).
-pub const PALETTE: [RGBColor; 10] = [
-    RGBColor(78, 121, 167),
-    RGBColor(242, 142, 43),
-    RGBColor(225, 87, 89),
-    RGBColor(118, 183, 178),
-    RGBColor(89, 161, 79),
-    RGBColor(237, 201, 72),
-    RGBColor(176, 122, 161),
-    RGBColor(255, 157, 167),
-    RGBColor(156, 117, 95),
-    RGBColor(186, 176, 172),
-];
+/// Hover regions one chart returns at most (a line chart of many points gets every k-th).
+pub const MAX_REGIONS: usize = 3000;
 
-/// Most categories/slices/lines drawn; the rest are summed into "other" (pies) or cut (bars).
-const MAX_ITEMS: usize = 40;
-
-fn color(i: usize) -> RGBColor {
-    PALETTE[i % PALETTE.len()]
+/// A rectangle of the chart (CSS pixels from its top left corner) and what to show when the
+/// pointer is over it: the full category name, then `series: value unit` lines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Region {
+    /// Left.
+    pub x0: f64,
+    /// Top.
+    pub y0: f64,
+    /// Right.
+    pub x1: f64,
+    /// Bottom.
+    pub y1: f64,
+    /// Lines of text.
+    pub text: String,
 }
 
-fn e2s<E: std::fmt::Debug>(e: E) -> String {
+/// The hover regions of one chart as they are drawn, in device pixels of the whole area.
+pub(super) struct Hover {
+    base: (i32, i32),
+    pub(super) regions: Vec<Region>,
+}
+
+impl Hover {
+    fn new<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Hover {
+        Hover { base: area.get_base_pixel(), regions: Vec::new() }
+    }
+
+    /// A region between two corners in backend pixels (any order).
+    pub(super) fn add(&mut self, a: (i32, i32), b: (i32, i32), text: String) {
+        let (x0, x1) = (a.0.min(b.0) - self.base.0, a.0.max(b.0) - self.base.0);
+        let (y0, y1) = (a.1.min(b.1) - self.base.1, a.1.max(b.1) - self.base.1);
+        self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text });
+    }
+}
+
+/// Most categories/slices/lines drawn; the rest are summed into "other" (pies) or cut (bars).
+pub(super) const MAX_ITEMS: usize = 40;
+
+pub(super) fn e2s<E: std::fmt::Debug>(e: E) -> String {
     format!("{e:?}")
 }
 
-/// Cuts a label to `n` characters (kernel names can be kilobytes long).
-fn short(s: &str, n: usize) -> String {
-    if s.chars().count() <= n {
-        s.to_string()
-    } else {
-        s.chars().take(n.saturating_sub(1)).collect::<String>() + "…"
-    }
+/// Draws `chart` on `area` in the light style at scale 1 (the CLI's SVG and PNG).
+pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+    draw_styled(area, chart, &Style::LIGHT).map(|_| ())
 }
 
-/// Draws `chart` on `area`.
-pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
+/// Draws `chart` on `area` in `style`; returns its hover regions in CSS pixels (device pixels
+/// divided by `style.scale`), at most [`MAX_REGIONS`].
+pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart, style: &Style) -> Result<Vec<Region>, String> {
+    use super::{bars, plots};
     ensure_font()?;
-    area.fill(&WHITE).map_err(e2s)?;
+    area.fill(&style.background()).map_err(e2s)?;
+    let mut h = Hover::new(area);
+    let st = style;
     match chart {
         Chart::StackedBars { title, x_label, y_label, categories, series } => {
-            stacked_bars(area, title, x_label, y_label, categories, series)
+            bars::stacked_bars(area, st, &mut h, title, x_label, y_label, categories, series)
         }
         Chart::Bars { title, x_label, y_label, categories, values, errors } => {
-            bars(area, title, x_label, y_label, categories, values, errors.as_deref())
+            bars::bars(area, st, &mut h, title, x_label, y_label, categories, values, errors.as_deref())
         }
-        Chart::Pie { title, slices } => pie(area, title, slices),
-        Chart::Histogram { title, x_label, bins } => histogram(area, title, x_label, bins),
-        Chart::Lines { title, x_label, y_label, lines, step } => lines_chart(area, title, x_label, y_label, lines, *step),
-        Chart::Columns { title, x_label, y_label, series } => columns(area, title, x_label, y_label, series),
         Chart::GroupedBars { title, x_label, y_label, categories, series } => {
-            grouped_bars(area, title, x_label, y_label, categories, series)
+            bars::grouped_bars(area, st, &mut h, title, x_label, y_label, categories, series)
         }
-        Chart::Waterfall { title, x_label, bars } => waterfall(area, title, x_label, bars),
+        Chart::Pie { title, slices } => plots::pie(area, st, &mut h, title, slices),
+        Chart::Histogram { title, x_label, bins } => plots::histogram(area, st, &mut h, title, x_label, bins),
+        Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
+        Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
+        Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
+    }?;
+    Ok(css_pixels(h.regions, style.scale))
+}
+
+/// `regions` (device pixels) in CSS pixels, rounded to a tenth, at most [`MAX_REGIONS`].
+pub(super) fn css_pixels(mut regions: Vec<Region>, scale: f64) -> Vec<Region> {
+    regions.truncate(MAX_REGIONS);
+    let css = |v: f64| (v / scale * 10.0).round() / 10.0;
+    for r in &mut regions {
+        (r.x0, r.y0, r.x1, r.y1) = (css(r.x0), css(r.y0), css(r.x1), css(r.y1));
     }
+    regions
 }
 
 /// A message in the middle of the area (a chart with nothing to show).
-fn empty<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str) -> Result<(), String> {
+pub(super) fn empty<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style, title: &str) -> Result<(), String> {
     let (w, h) = area.dim_in_pixel();
-    area.draw(&Text::new(format!("{title}: no data"), (w as i32 / 2 - 100, h as i32 / 2), ("sans-serif", 16))).map_err(e2s)
+    let font = st.font(16.0);
+    let text = fit(area, &format!("{title}: no data"), &font, w.saturating_sub(st.upx(24.0)));
+    let (tw, th) = text_size(area, &text, &font);
+    area.draw(&Text::new(text, ((w.saturating_sub(tw) / 2) as i32, (h.saturating_sub(th) / 2) as i32), font)).map_err(e2s)
 }
 
 /// Upper end of a value axis: a little above the largest value (1 when there is nothing).
-fn axis_max(max: f64) -> f64 {
+pub(super) fn axis_max(max: f64) -> f64 {
     if max.is_finite() && max > 0.0 {
         max * 1.08
     } else {
@@ -82,7 +125,7 @@ fn axis_max(max: f64) -> f64 {
     }
 }
 
-fn finite(v: f64) -> f64 {
+pub(super) fn finite(v: f64) -> f64 {
     if v.is_finite() {
         v
     } else {
@@ -90,403 +133,132 @@ fn finite(v: f64) -> f64 {
     }
 }
 
-/// Axes of a bar chart: one segment per category (labels cut to 14 characters), values `y` on
-/// the vertical axis. `categories` must not be empty.
-fn category_axes<'a, DB: DrawingBackend>(
-    area: &'a DrawingArea<DB, Shift>,
+/// Draws the title (cut in the middle to the width; the full title hovers) and, if `legend` has
+/// entries, a legend strip under it, entries flowing left to right in rows. Returns the area
+/// left for the plot, below both: the legend never covers data.
+pub(super) fn header<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    st: &Style,
+    hover: &mut Hover,
     title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    y: std::ops::Range<f64>,
-) -> Result<ChartContext<'a, DB, Cartesian2d<SegmentedCoord<RangedCoordusize>, RangedCoordf64>>, String> {
-    let n = categories.len();
+    legend: &[(String, RGBColor)],
+) -> Result<DrawingArea<DB, Shift>, String> {
+    let (w, _) = area.dim_in_pixel();
+    let margin = st.upx(12.0);
+    let tf = st.title_font();
+    let shown = fit(area, title, &tf, w.saturating_sub(2 * margin));
+    let (tw, th) = text_size(area, &shown, &tf);
+    let top = st.px(8.0);
+    let (base_x, base_y) = area.get_base_pixel();
+    let tx = (w.saturating_sub(tw) / 2) as i32;
+    area.draw(&Text::new(shown.clone(), (tx, top), tf)).map_err(e2s)?;
+    if shown != title {
+        hover.add((base_x + tx, base_y + top), (base_x + tx + tw as i32, base_y + top + th as i32), title.to_string());
+    }
+    let mut y = top + th as i32 + st.px(8.0);
+    if !legend.is_empty() {
+        let lf = st.label_font();
+        let (sw, gap, spacing) = (st.px(10.0), st.px(6.0), st.px(18.0));
+        let lh = text_size(area, "Ag", &lf).1 as i32;
+        let mut x = margin as i32 + st.px(4.0);
+        for (name, c) in legend {
+            let name = middle_cut(name, 48);
+            let nw = text_size(area, &name, &lf).0 as i32;
+            let entry = sw + gap + nw;
+            if x + entry > w as i32 - margin as i32 && x > margin as i32 + st.px(4.0) {
+                x = margin as i32 + st.px(4.0);
+                y += lh + st.px(6.0);
+            }
+            let sy = y + (lh - sw) / 2;
+            area.draw(&Rectangle::new([(x, sy), (x + sw, sy + sw)], c.filled())).map_err(e2s)?;
+            area.draw(&Text::new(name, (x + sw + gap, y), lf.clone())).map_err(e2s)?;
+            x += entry + spacing;
+        }
+        y += lh + st.px(8.0);
+    }
+    Ok(area.split_vertically(y.max(0) as u32).1)
+}
+
+/// One axis of [`axes`]: description, range, how many labels, their text, whether its grid
+/// lines are drawn, and the size of its label area.
+pub(super) struct Axis<'f> {
+    pub desc: &'f str,
+    pub range: Range<f64>,
+    pub labels: usize,
+    pub fmt: &'f dyn Fn(&f64) -> String,
+    pub grid: bool,
+    pub size: u32,
+}
+
+/// Values of about `n` ticks plotters puts on `range`.
+pub(super) fn ticks(range: Range<f64>, n: usize) -> Vec<f64> {
+    let r: RangedCoordf64 = range.into();
+    r.key_points(n)
+}
+
+/// Height of a horizontal axis' label area: one line of labels, and its description if any.
+pub(super) fn x_label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style, desc: &str) -> u32 {
+    let h = text_size(area, "Ag", &st.label_font()).1;
+    h + st.upx(10.0) + if desc.is_empty() { 0 } else { h + st.upx(6.0) }
+}
+
+/// Width of a vertical axis' label area: its widest label, and its (turned) description if any.
+pub(super) fn y_label_area<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style, labels: &[String], desc: &str) -> u32 {
+    let lf = st.label_font();
+    let w = labels.iter().map(|l| text_size(area, l, &lf).0).max().unwrap_or(0);
+    w + st.upx(12.0) + if desc.is_empty() { 0 } else { text_size(area, "Ag", &lf).1 + st.upx(8.0) }
+}
+
+/// The plot: axes with their labels and descriptions in the style's colours, a few light grid
+/// lines (no minor ones). `right` is the room on the right for the last x label.
+pub(super) fn axes<'a, DB: DrawingBackend>(
+    area: &'a DrawingArea<DB, Shift>,
+    st: &Style,
+    x: Axis<'_>,
+    y: Axis<'_>,
+    right: u32,
+) -> Result<ChartContext<'a, DB, Cartesian2d<RangedCoordf64, RangedCoordf64>>, String> {
+    let margin = st.upx(12.0);
     let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((0..n - 1).into_segmented(), y)
+        .margin(margin)
+        .margin_top(st.upx(4.0))
+        .margin_right(right.max(margin))
+        .x_label_area_size(x.size)
+        .y_label_area_size(y.size)
+        .build_cartesian_2d(x.range, y.range)
         .map_err(e2s)?;
-    chart
-        .configure_mesh()
-        .disable_x_mesh()
-        .x_desc(x_label)
-        .y_desc(y_label)
-        .x_labels(n.min(30))
-        .x_label_formatter(&|v| match v {
-            SegmentValue::CenterOf(i) => categories.get(*i).map(|c| short(c, 14)).unwrap_or_default(),
-            _ => String::new(),
-        })
-        .draw()
-        .map_err(e2s)?;
+    let stroke = st.upx(1.0).max(1);
+    let mut mesh = chart.configure_mesh();
+    mesh.max_light_lines(0)
+        .light_line_style(TRANSPARENT)
+        .bold_line_style(st.grid().stroke_width(stroke))
+        .axis_style(st.axis().stroke_width(stroke))
+        .label_style(st.label_font())
+        .axis_desc_style(st.label_font())
+        .set_all_tick_mark_size(st.px(4.0))
+        .x_labels(x.labels)
+        .y_labels(y.labels)
+        .x_label_formatter(x.fmt)
+        .y_label_formatter(y.fmt);
+    if !x.grid {
+        mesh.disable_x_mesh();
+    }
+    if !y.grid {
+        mesh.disable_y_mesh();
+    }
+    if !x.desc.is_empty() {
+        mesh.x_desc(x.desc);
+    }
+    if !y.desc.is_empty() {
+        mesh.y_desc(y.desc);
+    }
+    mesh.draw().map_err(e2s)?;
     Ok(chart)
 }
 
-fn stacked_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    series: &[Series],
-) -> Result<(), String> {
-    let n = categories.len().min(MAX_ITEMS);
-    if n == 0 || series.is_empty() {
-        return empty(area, title);
-    }
-    let totals: Vec<f64> = (0..n).map(|i| series.iter().map(|s| finite(s.values.get(i).copied().unwrap_or(0.0)).max(0.0)).sum()).collect();
-    let top = axis_max(totals.iter().copied().fold(0.0, f64::max));
-    let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], 0.0..top)?;
-    let mut base = vec![0.0; n];
-    for (k, s) in series.iter().enumerate() {
-        let c = color(k);
-        let vals: Vec<f64> = (0..n).map(|i| finite(s.values.get(i).copied().unwrap_or(0.0)).max(0.0)).collect();
-        // one histogram per bar: see `bars`
-        for i in 0..n {
-            let below = base.clone();
-            let anno = chart
-                .draw_series(
-                    Histogram::vertical(&chart)
-                        .style(c.filled())
-                        .margin(6)
-                        .baseline_func(move |x: &SegmentValue<usize>| match x {
-                            SegmentValue::Exact(i) | SegmentValue::CenterOf(i) => below.get(*i).copied().unwrap_or(0.0),
-                            SegmentValue::Last => 0.0,
-                        })
-                        .data(std::iter::once((i, base[i] + vals[i]))),
-                )
-                .map_err(e2s)?;
-            if i == 0 {
-                anno.label(short(&s.name, 30)).legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
-            }
-        }
-        for (b, v) in base.iter_mut().zip(&vals) {
-            *b += v;
-        }
-    }
-    if series.len() > 1 {
-        legend(&mut chart)?;
-    }
-    Ok(())
-}
-
-fn legend<'a, DB: DrawingBackend + 'a, CT: CoordTranslate>(chart: &mut ChartContext<'a, DB, CT>) -> Result<(), String> {
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::UpperRight)
-        .draw()
-        .map_err(e2s)
-}
-
-#[allow(clippy::too_many_arguments)]
-fn bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    values: &[f64],
-    errors: Option<&[(f64, f64)]>,
-) -> Result<(), String> {
-    let n = categories.len().min(values.len()).min(MAX_ITEMS);
-    if n == 0 {
-        return empty(area, title);
-    }
-    let hi = (0..n).map(|i| finite(values[i]).max(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.1)))).fold(0.0, f64::max);
-    let lo = (0..n).map(|i| finite(values[i]).min(errors.and_then(|e| e.get(i)).map_or(0.0, |e| finite(e.0)))).fold(0.0, f64::min);
-    let mut chart = category_axes(area, title, x_label, y_label, &categories[..n], (if lo < 0.0 { lo * 1.08 } else { 0.0 })..axis_max(hi))?;
-    // plotters' Histogram sums its data per key in a HashMap and draws in that map's order, which
-    // changes from run to run: one histogram per bar keeps the SVG the same every time
-    for (i, &v) in values[..n].iter().enumerate() {
-        chart
-            .draw_series(Histogram::vertical(&chart).style(color(0).filled()).margin(6).data(std::iter::once((i, finite(v)))))
-            .map_err(e2s)?;
-    }
-    if let Some(errors) = errors {
-        chart
-            .draw_series((0..n).filter_map(|i| {
-                errors.get(i).map(|e| {
-                    ErrorBar::new_vertical(SegmentValue::CenterOf(i), finite(e.0), finite(values[i]), finite(e.1), BLACK.stroke_width(1), 8)
-                })
-            }))
-            .map_err(e2s)?;
-    }
-    Ok(())
-}
-
-fn pie<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, slices: &[(String, f64)]) -> Result<(), String> {
-    let mut items: Vec<(String, f64)> = slices.iter().filter(|s| s.1.is_finite() && s.1 > 0.0).cloned().collect();
-    if items.is_empty() {
-        return empty(area, title);
-    }
-    if items.len() > 12 {
-        let rest: f64 = items[11..].iter().map(|s| s.1).sum();
-        items.truncate(11);
-        items.push(("(other)".into(), rest));
-    }
-    let total: f64 = items.iter().map(|s| s.1).sum();
-    let titled = area.titled(title, ("sans-serif", 18)).map_err(e2s)?;
-    let (w, h) = titled.dim_in_pixel();
-    let (left, right) = titled.split_horizontally((w as f64 * 0.45) as u32);
-    let radius = (f64::from(w) * 0.45).min(f64::from(h)) * 0.42;
-    let center = ((w as f64 * 0.225) as i32, (h / 2) as i32);
-    let sizes: Vec<f64> = items.iter().map(|s| s.1).collect();
-    let colors: Vec<RGBColor> = (0..items.len()).map(color).collect();
-    let labels: Vec<String> = vec![String::new(); items.len()];
-    let mut p = Pie::new(&center, &radius, &sizes, &colors, &labels);
-    p.start_angle(-90.0);
-    left.draw(&p).map_err(e2s)?;
-    for (i, (name, v)) in items.iter().enumerate() {
-        let y = 10 + i as i32 * 22;
-        right.draw(&Rectangle::new([(0, y), (12, y + 12)], colors[i].filled())).map_err(e2s)?;
-        right.draw(&Text::new(format!("{:.1}%  {}", 100.0 * v / total, short(name, 60)), (18, y), ("sans-serif", 13))).map_err(e2s)?;
-    }
-    Ok(())
-}
-
-fn histogram<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    bins: &[(f64, f64, u64)],
-) -> Result<(), String> {
-    let (Some(first), Some(last)) = (bins.first(), bins.last()) else { return empty(area, title) };
-    let top = axis_max(bins.iter().map(|b| b.2 as f64).fold(0.0, f64::max));
-    let (x0, x1) = (first.0, if last.1 > first.0 { last.1 } else { first.0 + 1.0 });
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..x1, 0.0..top)
-        .map_err(e2s)?;
-    chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc("count").draw().map_err(e2s)?;
-    chart.draw_series(bins.iter().map(|b| Rectangle::new([(b.0, 0.0), (b.1, b.2 as f64)], color(0).filled()))).map_err(e2s)?;
-    Ok(())
-}
-
-/// Points of a step function: each value holds until the next x.
-fn step_points(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
-    let mut out = Vec::with_capacity(points.len() * 2);
-    for (i, &(x, y)) in points.iter().enumerate() {
-        if i > 0 {
-            out.push((x, points[i - 1].1));
-        }
-        out.push((x, y));
-    }
-    out
-}
-
-fn lines_chart<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    lines: &[Line],
-    step: bool,
-) -> Result<(), String> {
-    let pts = || lines.iter().take(MAX_ITEMS).flat_map(|l| l.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else {
-        return empty(area, title);
-    };
-    let y1 = axis_max(pts().map(|p| p.1).fold(0.0, f64::max));
-    let y0 = pts().map(|p| p.1).fold(0.0, f64::min);
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(x0..if x1 > x0 { x1 } else { x0 + 1.0 }, y0..y1)
-        .map_err(e2s)?;
-    chart.configure_mesh().x_desc(x_label).y_desc(y_label).draw().map_err(e2s)?;
-    for (k, l) in lines.iter().take(MAX_ITEMS).enumerate() {
-        let c = color(k);
-        let p: Vec<(f64, f64)> = l.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
-        let p = if step { step_points(&p) } else { p };
-        chart
-            .draw_series(LineSeries::new(p, c.stroke_width(2)))
-            .map_err(e2s)?
-            .label(short(&l.name, 30))
-            .legend(move |(x, y)| PathElement::new([(x, y), (x + 14, y)], c.stroke_width(2)));
-    }
-    if lines.len() > 1 {
-        legend(&mut chart)?;
-    }
-    Ok(())
-}
-
-fn columns<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    series: &[Line],
-) -> Result<(), String> {
-    let pts = || series.iter().flat_map(|s| s.points.iter()).filter(|p| p.0.is_finite() && p.1.is_finite());
-    let (Some(x0), Some(x1)) = (pts().map(|p| p.0).reduce(f64::min), pts().map(|p| p.0).reduce(f64::max)) else {
-        return empty(area, title);
-    };
-    let top = axis_max(pts().map(|p| p.1).fold(0.0, f64::max));
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d((x0 - 0.5)..(x1 + 0.5), 0.0..top)
-        .map_err(e2s)?;
-    // x positions are whole numbers (step numbers): no ticks between them
-    let whole = |x: &f64| if x.fract() == 0.0 { format!("{x}") } else { String::new() };
-    chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc(y_label).x_label_formatter(&whole).draw().map_err(e2s)?;
-    for (k, s) in series.iter().enumerate() {
-        let c = color(k);
-        let rects = s
-            .points
-            .iter()
-            .filter(|p| p.0.is_finite() && p.1.is_finite())
-            .map(move |&(x, y)| Rectangle::new([(x - 0.4, 0.0), (x + 0.4, y.max(0.0))], c.filled()));
-        chart
-            .draw_series(rects)
-            .map_err(e2s)?
-            .label(short(&s.name, 30))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
-    }
-    if series.len() > 1 {
-        legend(&mut chart)?;
-    }
-    Ok(())
-}
-
-/// Categories drawn by a grouped bar chart (each has one bar per series).
-const MAX_GROUPS: usize = 20;
-
-fn grouped_bars<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    y_label: &str,
-    categories: &[String],
-    series: &[Series],
-) -> Result<(), String> {
-    let n = categories.len().min(MAX_GROUPS);
-    if n == 0 || series.is_empty() {
-        return empty(area, title);
-    }
-    let vals = || series.iter().flat_map(|s| s.values.iter().take(n)).map(|&v| finite(v));
-    let (lo, hi) = (vals().fold(0.0, f64::min), vals().fold(0.0, f64::max));
-    let lo = if lo < 0.0 { lo * 1.08 } else { 0.0 };
-    // category i is centred on x = i: whole-number ticks carry the labels
-    // labels fit their category's width (about 7 px per character)
-    let fit = ((area.dim_in_pixel().0 as usize).saturating_sub(100) / n / 7).clamp(4, 14);
-    let label = |x: &f64| {
-        if x.fract() == 0.0 && *x >= 0.0 {
-            categories.get(*x as usize).map(|c| short(c, fit)).unwrap_or_default()
-        } else {
-            String::new()
-        }
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(60)
-        .build_cartesian_2d(-0.5..(n as f64 - 0.5), lo..axis_max(hi))
-        .map_err(e2s)?;
-    chart.configure_mesh().disable_x_mesh().x_desc(x_label).y_desc(y_label).x_labels(n).x_label_formatter(&label).draw().map_err(e2s)?;
-    let w = 0.8 / series.len() as f64;
-    for (k, s) in series.iter().enumerate() {
-        let c = color(k);
-        let rects = (0..n).map(move |i| {
-            let (x, v) = (i as f64 - 0.4 + k as f64 * w, finite(s.values.get(i).copied().unwrap_or(0.0)));
-            Rectangle::new([(x, 0.0_f64.min(v)), (x + w * 0.9, 0.0_f64.max(v))], c.filled())
-        });
-        chart
-            .draw_series(rects)
-            .map_err(e2s)?
-            .label(short(&s.name, 30))
-            .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], c.filled()));
-    }
-    if lo < 0.0 {
-        chart.draw_series(std::iter::once(PathElement::new([(-0.5, 0.0), (n as f64 - 0.5, 0.0)], BLACK.mix(0.6)))).map_err(e2s)?;
-    }
-    legend(&mut chart)
-}
-
-/// Rows of a waterfall that get a name on the axis; with more, the rows are only drawn.
-const MAX_WATERFALL_LABELS: usize = 40;
-
-fn waterfall<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    title: &str,
-    x_label: &str,
-    bars: &[(String, f64, f64)],
-) -> Result<(), String> {
-    let ok = |b: &&(String, f64, f64)| b.1.is_finite() && b.2.is_finite();
-    let (Some(x0), Some(x1)) = (bars.iter().filter(ok).map(|b| b.1).reduce(f64::min), bars.iter().filter(ok).map(|b| b.2).reduce(f64::max))
-    else {
-        return empty(area, title);
-    };
-    let (x0, x1) = (x0.min(0.0), if x1 > x0.min(0.0) { x1 } else { x0.min(0.0) + 1.0 });
-    // row i (top first) is centred on y = n − i; the bubble lane on y = n + 1
-    let n = bars.len();
-    let labelled = n <= MAX_WATERFALL_LABELS;
-    let label = |y: &f64| -> String {
-        let k = y.round();
-        if (y - k).abs() > 1e-6 || k < 1.0 {
-            return String::new();
-        }
-        let k = k as usize;
-        match k.cmp(&n) {
-            std::cmp::Ordering::Greater if k == n + 1 => "bubbles".into(),
-            std::cmp::Ordering::Greater => String::new(),
-            _ => short(&bars[n - k].0, 26),
-        }
-    };
-    let mut chart = ChartBuilder::on(area)
-        .caption(title, ("sans-serif", 18))
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(if labelled { 190 } else { 70 })
-        .margin_right(36) // room for the last x label
-        .build_cartesian_2d(x0..x1, 0.5..(n as f64 + 1.6))
-        .map_err(e2s)?;
-    chart
-        .configure_mesh()
-        .disable_y_mesh()
-        .x_desc(x_label)
-        .y_labels(if labelled { n + 2 } else { 2 })
-        .y_label_formatter(&|y| if labelled || y.round() as usize == n + 1 { label(y) } else { String::new() })
-        .draw()
-        .map_err(e2s)?;
-    let lane = n as f64 + 1.0;
-    chart
-        .draw_series(std::iter::once(Rectangle::new([(x0, lane - 0.4), (x1, lane + 0.4)], RGBColor(220, 220, 220).filled())))
-        .map_err(e2s)?;
-    let red = color(2);
-    chart
-        .draw_series(union_gaps(bars).into_iter().map(|(s, e)| Rectangle::new([(s, lane - 0.4), (e, lane + 0.4)], red.filled())))
-        .map_err(e2s)?
-        .label("bubble (no GPU operation running)")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], red.filled()));
-    let blue = color(0);
-    let h = if n > 200 { 0.5 } else { 0.4 };
-    chart
-        .draw_series(bars.iter().enumerate().filter(|(_, b)| ok(b)).map(|(i, b)| {
-            let y = (n - i) as f64;
-            Rectangle::new([(b.1, y - h), (b.2.max(b.1), y + h)], blue.filled())
-        }))
-        .map_err(e2s)?
-        .label("GPU operation (average start to average end)")
-        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 10, y + 5)], blue.filled()));
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.85))
-        .border_style(BLACK.mix(0.3))
-        .position(SeriesLabelPosition::LowerLeft)
-        .draw()
-        .map_err(e2s)
+/// Tick labels of a value axis.
+pub(super) fn value_label(v: &f64) -> String {
+    number(*v)
 }
 
 /// Registers the chart font (call before drawing natively; cheap after the first call).
@@ -545,14 +317,56 @@ pub fn charts_svg(charts: &[Chart]) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::table::{Line, Series};
 
     fn svg(c: &Chart) -> String {
         charts_svg(std::slice::from_ref(c)).unwrap()
     }
 
+    /// The SVG of `c` in `style`, and its regions.
+    fn styled(c: &Chart, style: &Style) -> (String, Vec<Region>) {
+        let mut svg = String::new();
+        let regions = {
+            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
+            let r = draw_styled(&root, c, style).unwrap();
+            root.present().unwrap();
+            r
+        };
+        (svg, regions)
+    }
+
     /// Whether the SVG has a text element reading `t`.
     fn has_text(svg: &str, t: &str) -> bool {
         svg.contains(&format!(">\n{t}\n</text>"))
+    }
+
+    fn fill(c: RGBColor) -> String {
+        format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
+    }
+
+    fn idle(n: usize) -> Chart {
+        Chart::StackedBars {
+            title: "Idle time breakdown per stream".into(),
+            x_label: "stream".into(),
+            y_label: "idle time (µs)".into(),
+            categories: (0..n).map(|i| format!("rank {} stream {}", i / 4, [7, 20, 21, 22][i % 4])).collect(),
+            series: ["host wait", "kernel wait", "other"]
+                .iter()
+                .map(|s| Series { name: s.to_string(), values: (0..n).map(|i| 10.0 + i as f64).collect() })
+                .collect(),
+        }
+    }
+
+    /// `(x, y, width, height)` of every `<rect>` of the SVG filled with `c`.
+    fn rects(svg: &str, c: RGBColor) -> Vec<(f64, f64, f64, f64)> {
+        let attr = |l: &str, a: &str| -> f64 {
+            let s = &l[l.find(&format!(" {a}=\"")).expect("attr") + a.len() + 3..];
+            s[..s.find('"').expect("quote")].parse().expect("number")
+        };
+        svg.lines()
+            .filter(|l| l.contains("<rect") && l.contains(&fill(c)))
+            .map(|l| (attr(l, "x"), attr(l, "y"), attr(l, "width"), attr(l, "height")))
+            .collect()
     }
 
     #[test]
@@ -569,9 +383,107 @@ mod tests {
         };
         let s = svg(&c);
         // 4 bar segments in the two series colours (plus legend swatches)
-        let first = format!("fill=\"#{:02X}{:02X}{:02X}\"", PALETTE[0].0, PALETTE[0].1, PALETTE[0].2);
-        assert!(s.matches(&first).count() >= 2, "{s}");
+        assert!(s.matches(&fill(PALETTE[0])).count() >= 2, "{s}");
         assert!(has_text(&s, "T") && has_text(&s, "idle") && has_text(&s, "compute"), "{s}");
+    }
+
+    #[test]
+    fn regions_one_per_segment_with_the_full_name_and_value() {
+        let (_, r) = styled(&idle(8), &Style::LIGHT);
+        assert_eq!(r.len(), 8 * 3, "{r:?}");
+        assert!(r.iter().any(|r| r.text == "rank 1 stream 22\nkernel wait: 17 µs"), "{r:?}");
+        for r in &r {
+            assert!(r.x0 < r.x1 && r.y0 < r.y1 && r.x1 <= SIZE.0 as f64 && r.y1 <= SIZE.1 as f64, "{r:?}");
+        }
+        // at scale 2 the picture is twice as large, the regions (CSS pixels) about the same
+        let mut big = String::new();
+        let r2 = {
+            let root = SVGBackend::with_string(&mut big, (SIZE.0 * 2, SIZE.1 * 2)).into_drawing_area();
+            draw_styled(&root, &idle(8), &Style::new(false, 2.0)).unwrap()
+        };
+        assert_eq!(r2.len(), r.len());
+        assert!(r.iter().zip(&r2).all(|(a, b)| (a.x0 - b.x0).abs() < 3.0 && (a.y1 - b.y1).abs() < 3.0), "{r:?} {r2:?}");
+    }
+
+    #[test]
+    fn idle_labels_keep_the_stream_number() {
+        for n in [2, 8, 32] {
+            let (s, r) = styled(&idle(n), &Style::LIGHT);
+            let texts: Vec<&str> =
+                s.split("<text").skip(1).map(|t| t.split('>').nth(1).unwrap_or("").trim()).map(|t| t.trim_end_matches("</text")).collect();
+            let labels: Vec<&str> = texts.iter().map(|t| t.trim()).filter(|t| t.starts_with("rank") || t.starts_with("ra")).collect();
+            // every shown label ends with its stream number, and no two are the same
+            assert!(!labels.is_empty(), "{n}: {texts:?}");
+            for l in &labels {
+                assert!(
+                    ["7", "20", "21", "22"].iter().any(|e| l.ends_with(&format!(" {e}")) || l.ends_with(&format!("m {e}"))),
+                    "{n}: {l}"
+                );
+            }
+            let mut unique = labels.clone();
+            unique.sort();
+            unique.dedup();
+            assert_eq!(unique.len(), labels.len(), "{n}: {labels:?}");
+            assert!(r.iter().any(|r| r.text.starts_with("rank 0 stream 20\n")));
+        }
+    }
+
+    #[test]
+    fn dark_style_has_a_dark_background_and_light_text() {
+        let c = idle(2);
+        let (light, _) = styled(&c, &Style::LIGHT);
+        let (dark, _) = styled(&c, &Style::new(true, 1.0));
+        assert!(light.contains(&fill(WHITE)) && !light.contains("#161A22"));
+        assert!(dark.contains(&fill(RGBColor(0x16, 0x1a, 0x22))), "{dark}");
+        assert!(dark.contains("#D8DDE8") && !dark.contains(&fill(WHITE)), "{dark}");
+    }
+
+    #[test]
+    fn no_minor_grid_lines() {
+        let c = Chart::Lines {
+            title: "L".into(),
+            x_label: "t".into(),
+            y_label: "q".into(),
+            lines: vec![Line { name: "s7".into(), points: vec![(0.0, 1.0), (1000.0, 7.0)] }],
+            step: false,
+        };
+        let s = svg(&c);
+        let grid = format!("stroke=\"#{:02X}{:02X}{:02X}\"", 0xe4, 0xe4, 0xe4);
+        let lines = s.matches(&grid).count();
+        // about 6 lines per axis, not plotters' 10 light lines between every two of them
+        assert!((2..=20).contains(&lines), "{lines} grid lines\n{s}");
+        assert!(s.matches("<line").count() + s.matches("<polyline").count() < 60, "{s}");
+    }
+
+    #[test]
+    fn legend_is_above_the_plot() {
+        let (s, r) = styled(&idle(4), &Style::LIGHT);
+        // the legend swatches of the three series lie above every bar
+        let top_of_bars = r.iter().map(|r| r.y0).fold(f64::INFINITY, f64::min);
+        for (k, c) in PALETTE[..3].iter().enumerate() {
+            let rs = rects(&s, *c);
+            let swatch = rs.iter().map(|r| r.1 + r.3).fold(f64::INFINITY, f64::min);
+            assert!(swatch <= top_of_bars, "series {k}: swatch ends at {swatch}, bars start at {top_of_bars}");
+        }
+        // and no rect of the plot starts above the legend's bottom but the swatches
+        assert!(has_text(&s, "host wait") && has_text(&s, "kernel wait"));
+    }
+
+    #[test]
+    fn long_kernel_names_are_cut_in_the_middle_and_hover_whole() {
+        let name = format!("void cutlass::Kernel<{}>::run_{}", "x".repeat(3000), "end");
+        let c = Chart::Bars {
+            title: "B".into(),
+            x_label: "kernel".into(),
+            y_label: "time (µs)".into(),
+            categories: vec![name.clone(), "short".into()],
+            values: vec![3.0, 1.0],
+            errors: None,
+        };
+        let (s, r) = styled(&c, &Style::LIGHT);
+        assert!(!s.contains(&"x".repeat(200)), "kilobyte label drawn");
+        assert!(s.contains("…") && s.contains("run_end"), "the end is kept");
+        assert_eq!(r[0].text, format!("{name}\ntime: 3 µs"));
     }
 
     #[test]
@@ -594,14 +506,35 @@ mod tests {
                 lines: vec![Line { name: "s7".into(), points: vec![(0.0, 1.0), (2.0, 0.0)] }],
                 step: true,
             },
+            Chart::Columns {
+                title: "C".into(),
+                x_label: "step".into(),
+                y_label: "ms".into(),
+                series: vec![Line { name: "d".into(), points: vec![(1.0, 2.0)] }],
+            },
+            Chart::GroupedBars {
+                title: "G".into(),
+                x_label: "k".into(),
+                y_label: "µs".into(),
+                categories: vec!["a".into()],
+                series: vec![Series { name: "control".into(), values: vec![1.0] }, Series { name: "diff".into(), values: vec![-1.0] }],
+            },
+            Chart::Waterfall {
+                title: "W".into(), x_label: "time (µs)".into(), bars: vec![("k".into(), 1.0, 2.0), ("j".into(), 3.0, 4.0)]
+            },
         ];
         for c in &charts {
-            let s = svg(c);
+            let (s, r) = styled(c, &Style::LIGHT);
             assert!(has_text(&s, c.title()), "{s}");
             assert!(!s.contains("no data"), "{s}");
+            assert!(!r.is_empty(), "{}: no regions", c.title());
         }
         assert!(has_text(&svg(&Chart::Pie { title: "P".into(), slices: vec![] }), "P: no data"));
         assert!(has_text(&svg(&charts[1]), "75.0%  a"));
+        let (_, pie) = styled(&charts[1], &Style::LIGHT);
+        assert_eq!(pie[0].text, "a\n75.0% (3)");
+        let (_, w) = styled(&charts[6], &Style::LIGHT);
+        assert!(w.iter().any(|r| r.text == "bubble\n2 – 3 µs (1 µs)"), "{w:?}");
     }
 
     #[test]
@@ -619,13 +552,13 @@ mod tests {
         let rgb = super::super::png::decode_rgb_for_tests(&png);
         let bar = PALETTE[0];
         let bar_pixels = rgb.chunks(3).filter(|p| p[0] == bar.0 && p[1] == bar.1 && p[2] == bar.2).count();
-        let dark = rgb.chunks(3).filter(|p| p.iter().all(|&v| v < 80)).count();
+        let dark = rgb.chunks(3).filter(|p| p.iter().all(|&v| v < 100)).count();
         assert!(bar_pixels > 10_000, "{bar_pixels} bar pixels");
         assert!(dark > 200, "{dark} dark (text/axis) pixels");
     }
 
     #[test]
     fn step_points_hold_values() {
-        assert_eq!(step_points(&[(0.0, 1.0), (2.0, 3.0)]), vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0)]);
+        assert_eq!(super::super::plots::step_points(&[(0.0, 1.0), (2.0, 3.0)]), vec![(0.0, 1.0), (2.0, 1.0), (2.0, 3.0)]);
     }
 }

@@ -107,7 +107,7 @@ pub fn run_stats(m: &ArgMatches) -> Result<()> {
     let params = Params::new(analysis.options, given)?;
     let trace = super::input::read_trace(std::slice::from_ref(input))?;
     let ctx = Context::new(&trace, false, ranks.as_deref())?;
-    let report = (analysis.run)(&ctx, &params)?;
+    let report = analysis.report(&ctx, &params)?;
     let averages = report.tables.iter().find(|t| t.name == AVERAGES_TABLE).context("no averages table")?;
     write_csv(csv, averages)?;
     if let Some(dir) = m.get_one::<PathBuf>("out") {

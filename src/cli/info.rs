@@ -32,7 +32,8 @@ pub fn run(a: Args) -> Result<()> {
         {
             let root = plotters::prelude::SVGBackend::with_string(&mut svg, (800, 480));
             use plotters::prelude::IntoDrawingArea;
-            kinetoscope::chart::kinds::draw_kinds(&root.into_drawing_area(), &ov).map_err(anyhow::Error::msg)?;
+            let style = kinetoscope::chart::draw::Style::LIGHT;
+            kinetoscope::chart::kinds::draw_kinds(&root.into_drawing_area(), &ov, &style).map_err(anyhow::Error::msg)?;
         }
         std::fs::write(p, svg)?;
     }

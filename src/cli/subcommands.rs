@@ -58,7 +58,7 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
     let params = Params::new(a.options, given(a.options, m))?;
     let trace = super::input::read_trace(&paths)?;
     let ctx = Context::new(&trace, m.get_flag("hta"), ranks.as_deref())?;
-    let report = (a.run)(&ctx, &params)?;
+    let report = a.report(&ctx, &params)?;
     if let Some(p) = m.get_one::<PathBuf>("plot") {
         write_plot(p, &report.charts)?;
     }

@@ -161,7 +161,7 @@ impl Workspace {
         let cached = self.frames.take().filter(|f| f.exact != hta);
         let had = cached.is_some();
         let ctx = Context::with_frames(&self.trace, cached, hta, selected);
-        let result = (a.run)(&ctx, &params);
+        let result = a.report(&ctx, &params);
         let ranks: Vec<u32> = ctx.selected.iter().map(|&p| self.trace.ranks[p].rank).collect();
         self.frames = ctx.into_frames();
         if !had && self.frames.is_some() {

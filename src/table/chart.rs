@@ -136,6 +136,30 @@ impl Chart {
             | Chart::Waterfall { title, .. } => title,
         }
     }
+
+    /// Whether drawing the chart tells something its tables do not: it has data (a finite
+    /// non-zero value), and it is not a single bar with whiskers (the kernel breakdown's
+    /// min/mean/max of one rank: the table has the three numbers). The page and the CLI draw
+    /// only these ([`super::Report::drop_uninformative_charts`]).
+    pub fn is_informative(&self) -> bool {
+        let some = |v: &f64| v.is_finite() && *v != 0.0;
+        match self {
+            Chart::StackedBars { categories, series, .. } | Chart::GroupedBars { categories, series, .. } => {
+                let n = categories.len();
+                series.iter().any(|s| s.values.iter().take(n).any(some))
+            }
+            Chart::Bars { categories, values, errors, .. } => {
+                let n = categories.len().min(values.len());
+                values[..n].iter().any(some) && (errors.is_none() || n >= 2)
+            }
+            Chart::Pie { slices, .. } => slices.iter().any(|s| s.1.is_finite() && s.1 > 0.0),
+            Chart::Histogram { bins, .. } => bins.iter().any(|b| b.2 > 0),
+            Chart::Lines { lines: l, .. } | Chart::Columns { series: l, .. } => {
+                l.iter().flat_map(|l| &l.points).any(|p| p.0.is_finite() && p.1.is_finite())
+            }
+            Chart::Waterfall { bars, .. } => bars.iter().any(|b| b.1.is_finite() && b.2.is_finite()),
+        }
+    }
 }
 
 /// The gaps of the union of `bars` (`(label, start, end)`) from 0 (or from the earliest start,
@@ -192,6 +216,41 @@ mod tests {
         assert_eq!(union_gaps(&[b(2.0, 5.0), b(4.0, 6.0), b(8.0, 9.0)]), vec![(0.0, 2.0), (6.0, 8.0)]);
         assert_eq!(union_gaps(&[b(0.0, 1.0), b(1.0, 2.0)]), vec![]);
         assert!(union_gaps(&[]).is_empty());
+    }
+
+    #[test]
+    fn informative_charts_have_data_and_whiskers_over_two_bars() {
+        let bars = |n: usize, errors: bool| Chart::Bars {
+            title: "t".into(),
+            x_label: "rank".into(),
+            y_label: "µs".into(),
+            categories: (0..n).map(|i| i.to_string()).collect(),
+            values: vec![2.0; n],
+            errors: errors.then(|| vec![(1.0, 3.0); n]),
+        };
+        assert!(!bars(1, true).is_informative(), "one bar with whiskers: the table says it");
+        assert!(bars(2, true).is_informative() && bars(1, false).is_informative());
+        assert!(!bars(0, false).is_informative());
+        let stacked = |values: Vec<f64>| Chart::StackedBars {
+            title: "t".into(),
+            x_label: "s".into(),
+            y_label: "%".into(),
+            categories: vec!["a".into(), "b".into()],
+            series: vec![Series { name: "idle".into(), values }],
+        };
+        assert!(stacked(vec![0.0, 1.0]).is_informative());
+        assert!(!stacked(vec![0.0, f64::NAN]).is_informative());
+        assert!(!Chart::Pie { title: "t".into(), slices: vec![("a".into(), 0.0)] }.is_informative());
+        assert!(!Chart::Histogram { title: "t".into(), x_label: "x".into(), bins: vec![] }.is_informative());
+        let line = |points: Vec<(f64, f64)>| Chart::Lines {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            lines: vec![Line { name: "l".into(), points }],
+            step: false,
+        };
+        assert!(line(vec![(0.0, 0.0)]).is_informative() && !line(vec![]).is_informative());
+        assert!(!Chart::Waterfall { title: "t".into(), x_label: "x".into(), bars: vec![] }.is_informative());
     }
 
     #[test]

@@ -23,6 +23,15 @@ pub struct Report {
     pub traces: Vec<TraceOut>,
 }
 
+impl Report {
+    /// Drops the charts that would show nothing the tables do not ([`Chart::is_informative`]):
+    /// done once where a report leaves for output (`Analysis::report`, the diff), so neither the
+    /// page nor the CLI's `--plot` gets an empty box or a lone bar with whiskers.
+    pub fn drop_uninformative_charts(&mut self) {
+        self.charts.retain(Chart::is_informative);
+    }
+}
+
 /// A produced file (name without folder, content): a written [`TraceOut`].
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReportFile {

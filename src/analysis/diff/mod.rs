@@ -173,5 +173,6 @@ pub fn report(control: &Side<'_>, test: &Side<'_>, o: &DiffOptions) -> Result<Re
     }
     analyses::add_tables(control, test, o, &mut tables, &mut report.notes);
     report.tables = tables;
+    report.drop_uninformative_charts();
     Ok(report)
 }
