@@ -370,6 +370,20 @@ mod tests {
     }
 
     #[test]
+    fn whole_x_values_get_whole_labels_only() {
+        let c = Chart::Lines {
+            title: "Step time".into(),
+            x_label: "step".into(),
+            y_label: "ms".into(),
+            lines: vec![Line { name: "rank 0".into(), points: vec![(4.0, 220.0), (5.0, 221.0)] }],
+            step: false,
+        };
+        let s = svg(&c);
+        assert!(has_text(&s, "4") && has_text(&s, "5"), "{s}");
+        assert!(!has_text(&s, "4.2") && !has_text(&s, "4.5"), "no labels between steps: {s}");
+    }
+
+    #[test]
     fn stacked_bars_draw_one_rect_per_segment() {
         let c = Chart::StackedBars {
             title: "T".into(),

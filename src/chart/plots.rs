@@ -141,10 +141,15 @@ pub(super) fn lines<DB: DrawingBackend>(
     let plot = header(area, st, hover, title, &legend)?;
     let ys: Vec<String> = ticks(y0..y1, 6).iter().map(value_label).collect();
     let right = right_room(&plot, st, x0..x1);
+    // whole x values (step numbers) get whole labels only: no `4.2` between steps 4 and 5
+    let whole_x = pts().all(|p| p.0.fract() == 0.0);
+    let whole = |x: &f64| if x.fract() == 0.0 { value_label(x) } else { String::new() };
+    let (x_fmt, x_labels): (&dyn Fn(&f64) -> String, usize) =
+        if whole_x { (&whole, ((x1 - x0) as usize + 1).clamp(2, 8)) } else { (&value_label, 8) };
     let mut chart = axes(
         &plot,
         st,
-        Axis { desc: x_label, range: x0..x1, labels: 8, fmt: &value_label, grid: true, size: x_label_area(&plot, st, x_label) },
+        Axis { desc: x_label, range: x0..x1, labels: x_labels, fmt: x_fmt, grid: true, size: x_label_area(&plot, st, x_label) },
         Axis { desc: y_label, range: y0..y1, labels: 6, fmt: &value_label, grid: true, size: y_label_area(&plot, st, &ys, y_label) },
         right,
     )?;
