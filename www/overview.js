@@ -4,7 +4,7 @@
 // `info --json`), as given.
 // Numbers keep Rust's own text (JSON.parse source access): no float rounding, no 2^53 limit.
 import { $, el } from './dom.js';
-import { Num, hoverTip, parseExact, sizeCanvas } from './report.js';
+import { Num, hoverTip, paint, parseExact } from './report.js';
 import { show } from './format.js';
 import { mainWasm } from './platform.js';
 import { message } from './page-state.js';
@@ -103,11 +103,10 @@ async function drawChart(json) {
   canvas.hidden = false;
   try {
     canvas.dataset.size ||= `${canvas.width},${canvas.height}`;
-    const { dark, scale } = sizeCanvas(canvas, ...canvas.dataset.size.split(',').map(Number));
-    canvas.regions = JSON.parse(mod.draw_kinds_chart('chart-kinds', json, dark, scale) ?? '[]');
+    const [w, h] = canvas.dataset.size.split(',').map(Number);
+    paint(canvas, w, h, (dark, scale) => mod.draw_kinds_chart('chart-kinds', json, dark, scale));
     if (!canvas.nextElementSibling?.classList.contains('chart-tip')) canvas.after(el('div', { class: 'chart-tip', hidden: '' }));
     hoverTip(canvas, canvas.nextElementSibling);
-    canvas.dataset.drawn = '1';
   } catch (e) {
     canvas.hidden = true;
     console.warn('draw_kinds_chart failed:', e);
@@ -154,10 +153,8 @@ function drawSlot(mod, figure, chart) {
   const tip = el('div', { class: 'chart-tip', hidden: '' });
   figure.replaceChildren(canvas, tip);
   try {
-    const { dark, scale } = sizeCanvas(canvas, w, h);
-    canvas.regions = JSON.parse(mod.draw_chart(canvas.id, JSON.stringify(chart), dark, scale) ?? '[]');
+    paint(canvas, w, h, (dark, scale) => mod.draw_chart(canvas.id, JSON.stringify(chart), dark, scale));
     hoverTip(canvas, tip);
-    canvas.dataset.drawn = '1';
   } catch (e) {
     console.warn('draw_chart failed:', e);
     figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));

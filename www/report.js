@@ -80,10 +80,8 @@ function chartFigure(chart, i, hooks) {
 function drawOne(figure, chart, hooks) {
   const canvas = figure.querySelector('canvas');
   try {
-    const { dark, scale } = sizeCanvas(canvas, ...hooks.chartSize);
-    canvas.regions = JSON.parse(hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale) ?? '[]');
+    paint(canvas, ...hooks.chartSize, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale));
     hoverTip(canvas, figure.querySelector('.chart-tip'));
-    canvas.dataset.drawn = '1';
   } catch (e) {
     console.warn('draw_chart failed:', e);
     figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));
@@ -92,7 +90,7 @@ function drawOne(figure, chart, hooks) {
 
 /** Sizes `canvas` to w×h CSS pixels with devicePixelRatio device pixels each (crisp on high-DPI screens);
  * returns the style to draw it in: {dark (the page's theme, else the system's), scale}. */
-export function sizeCanvas(canvas, w, h) {
+function sizeCanvas(canvas, w, h) {
   const scale = window.devicePixelRatio || 1;
   canvas.width = Math.round(w * scale);
   canvas.height = Math.round(h * scale);
@@ -101,6 +99,27 @@ export function sizeCanvas(canvas, w, h) {
   const theme = document.documentElement.dataset.theme;
   const dark = theme === 'dark' || (!theme && matchMedia('(prefers-color-scheme: dark)').matches);
   return { dark, scale };
+}
+
+/** Draws on `canvas`, sized w×h CSS pixels (sizeCanvas), with `draw(dark, scale)` (a wasm draw function: returns
+ * the hover regions as JSON), and keeps how, so that a theme change draws it again (repaintAll). */
+export function paint(canvas, w, h, draw) {
+  const { dark, scale } = sizeCanvas(canvas, w, h);
+  canvas.regions = JSON.parse(draw(dark, scale) ?? '[]');
+  canvas.dataset.drawn = '1';
+  canvas.dataset.theme = dark ? 'dark' : 'light';
+  canvas.repaint = () => paint(canvas, w, h, draw);
+}
+
+/** Draws every chart of the page again (the theme changed: charts carry its colours). */
+export function repaintAll() {
+  for (const canvas of document.querySelectorAll('canvas[data-drawn]')) {
+    try {
+      canvas.repaint?.();
+    } catch (e) {
+      console.warn('could not draw a chart again:', e);
+    }
+  }
 }
 
 /** Shows in `tip` (an element beside `canvas`) the text of the smallest of `canvas.regions` (CSS pixels of

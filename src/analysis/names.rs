@@ -53,3 +53,19 @@ mod tests {
         assert_eq!(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
     }
 }
+
+/// `s` cut in the middle with `…` to `n` characters: the start and, longer, the end are kept
+/// (what tells `rank 0 stream 7` from `rank 0 stream 20`, or two kernels of one template, apart).
+pub fn middle_cut(s: &str, n: usize) -> String {
+    let chars: Vec<char> = s.chars().collect();
+    if chars.len() <= n {
+        return s.to_string();
+    }
+    let keep = n.saturating_sub(1);
+    let head = keep * 2 / 5;
+    let tail = keep - head;
+    let mut out: String = chars[..head].iter().collect();
+    out.push('…');
+    out.extend(&chars[chars.len() - tail..]);
+    out
+}

@@ -130,21 +130,7 @@ pub fn text_size<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, text: &str, 
     })
 }
 
-/// `s` cut in the middle with `…` to `n` characters: the start and, longer, the end are kept
-/// (what tells `rank 0 stream 7` from `rank 0 stream 20`, or two kernels of one template, apart).
-pub fn middle_cut(s: &str, n: usize) -> String {
-    let chars: Vec<char> = s.chars().collect();
-    if chars.len() <= n {
-        return s.to_string();
-    }
-    let keep = n.saturating_sub(1);
-    let head = keep * 2 / 5;
-    let tail = keep - head;
-    let mut out: String = chars[..head].iter().collect();
-    out.push('…');
-    out.extend(&chars[chars.len() - tail..]);
-    out
-}
+pub use crate::analysis::names::middle_cut;
 
 /// `s`, cut in the middle ([`middle_cut`]) until it is at most `width` pixels wide in `font`.
 pub fn fit<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, s: &str, font: &TextStyle, width: u32) -> String {

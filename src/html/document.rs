@@ -72,7 +72,7 @@ pub fn document(ov: &Overview, summary: Option<&Report>, sections: &[Section], g
     h.push_str(&format!(
         "<header class=\"report-head\"><h1>kinetoscope report</h1><p class=\"report-meta\">{} · {} event{} · {} rank{} · {}</p>",
         escape(&named),
-        ov.events,
+        super::group(ov.events.min(i64::MAX as u64) as i64),
         if ov.events == 1 { "" } else { "s" },
         ov.ranks.len(),
         if ov.ranks.len() == 1 { "" } else { "s" },
@@ -94,7 +94,9 @@ pub fn document(ov: &Overview, summary: Option<&Report>, sections: &[Section], g
         Some(r) => {
             let included = |name: &str| sections.iter().any(|s| s.analysis == name).then(|| format!("#panel-{name}"));
             let (dash, dash_slots) = super::dashboard(r, &included);
+            h.push_str("<div id=\"dashboard\" class=\"dashboard\" data-state=\"done\">");
             h.push_str(&shift_slots(&dash, slots.charts.len()));
+            h.push_str("</div>");
             slots.charts.extend(dash_slots.charts);
         }
         None => h.push_str("<p class=\"empty\">The summary could not be computed.</p>"),

@@ -18,7 +18,7 @@ use std::collections::BTreeMap;
 
 use crate::analysis::api::{fail, AnalysisError};
 use crate::analysis::hta_frame::{hta_step_number, parse_rank, HtaFrame};
-use crate::analysis::names::shorten_name;
+use crate::analysis::names::{middle_cut, shorten_name};
 use crate::analysis::units::{ms, us};
 use crate::model::{RankTrace, Trace};
 use crate::table::Report;
@@ -287,7 +287,7 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteratio
         _ => "no ProfilerStep in one of the traces: nothing to compare".to_string(),
     };
     let rows = compare(&control.ops_summary(iterations.0, Device::All), &test.ops_summary(iterations.1, Device::All), false);
-    let ops = |r: &OpChange| format!("{} {:+.1} µs", r.name, r.diff_duration());
+    let ops = |r: &OpChange| format!("{} {:+.1} µs", middle_cut(&r.name, super::SUMMARY_NAME), r.diff_duration());
     if let Some(g) = rows
         .iter()
         .filter(|r| r.diff_duration() < 0.0 && !r.name.starts_with("ProfilerStep"))

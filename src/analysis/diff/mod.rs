@@ -42,7 +42,7 @@ pub use options::{choices, By, DiffOptions, OPTIONS};
 pub use side::{other_ranks, side_frames, Side};
 
 use super::api::AnalysisError;
-use super::names::plural;
+use super::names::{middle_cut, plural};
 use super::units::{ms_f64, us_f64};
 use crate::table::Report;
 use changes::grouped;
@@ -56,6 +56,9 @@ fn signed_time(ns: f64) -> String {
         format!("{:+.1} µs", us_f64(ns))
     }
 }
+
+/// Longest operator name in a summary line (kernel names run to kilobytes; the tables have them whole).
+pub(super) const SUMMARY_NAME: usize = 100;
 
 /// The one-line summary: mean step time of each side (of the compared step with
 /// `--iteration`) and the biggest gain and loss of `rows`.
@@ -75,7 +78,7 @@ fn summary(control: &Side<'_>, test: &Side<'_>, c: &[StepValues], t: &[StepValue
         line += &format!(
             "; biggest gain{}: {} {}",
             if what.is_empty() { String::new() } else { format!(" ({what})") },
-            g.key,
+            middle_cut(&g.key, SUMMARY_NAME),
             signed_time(g.diff_ns())
         );
     }
@@ -83,7 +86,7 @@ fn summary(control: &Side<'_>, test: &Side<'_>, c: &[StepValues], t: &[StepValue
         line += &format!(
             "; biggest loss{}: {} {}",
             if what.is_empty() { String::new() } else { format!(" ({what})") },
-            l.key,
+            middle_cut(&l.key, SUMMARY_NAME),
             signed_time(l.diff_ns())
         );
     }
