@@ -41,19 +41,6 @@ pub fn plural(n: usize) -> &'static str {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn shortened_names() {
-        assert_eq!(shorten_name("void foo<int>(float)"), "foo");
-        assert_eq!(shorten_name("aten::add"), "aten::add");
-        assert_eq!(shorten_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"), "at::native::vectorized_elementwise_kernel");
-        assert_eq!(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
-    }
-}
-
 /// `s` cut in the middle with `…` to `n` characters: the start and, longer, the end are kept
 /// (what tells `rank 0 stream 7` from `rank 0 stream 20`, or two kernels of one template, apart).
 pub fn middle_cut(s: &str, n: usize) -> String {
@@ -68,4 +55,17 @@ pub fn middle_cut(s: &str, n: usize) -> String {
     out.push('…');
     out.extend(&chars[chars.len() - tail..]);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shortened_names() {
+        assert_eq!(shorten_name("void foo<int>(float)"), "foo");
+        assert_eq!(shorten_name("aten::add"), "aten::add");
+        assert_eq!(shorten_name("void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)"), "at::native::vectorized_elementwise_kernel");
+        assert_eq!(shorten_name("Memcpy HtoD (Pageable -> Device)"), "Memcpy HtoD (Pageable -> Device)");
+    }
 }
