@@ -2,7 +2,7 @@
 // diff in a diff panel (diff.js, #panel-diff). Each side takes files or a folder (picked or dropped on it); once
 // both are chosen the worker reads control, then test, and the panel runs. Choosing again reads both again in a
 // fresh worker. The mode is body[data-mode] (setMode), and `#mode=diff` in the URL hash.
-import { $ } from './dom.js';
+import { $, el } from './dom.js';
 import { Num, parseExact, renderReport, reportHooks } from './report.js';
 import { diffPanel } from './diff.js';
 import { show } from './format.js';
@@ -97,7 +97,7 @@ async function loadPair() {
       setBusy(false);
       showError(`${data.slot}: ${data.message}`);
     } else if (data.type === 'result') {
-      showSide(data.slot, data.json);
+      showSide(data.slot, data.json, data.failed ?? []);
       if (data.slot === 'control') return read('test');
       p.loading = false;
       setBusy(false);
@@ -127,11 +127,17 @@ export function dropPair() {
 }
 
 // What was read on a side: the overview's counts, as Rust gives them
-function showSide(side, json) {
+// `failed`: the side's files that could not be read ({file, message}), left out of it
+function showSide(side, json, failed) {
   const ov = parseOverview(json), ranks = ov.ranks ?? [];
   const list = ranks.map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))).join(', ');
-  document.querySelector(`#diff [data-side="${side}"] .loaded`).textContent =
+  const loaded = document.querySelector(`#diff [data-side="${side}"] .loaded`);
+  loaded.textContent =
     `${show(ov.events)} events · ${ranks.length === 1 ? 'rank' : 'ranks'} ${list}${ov.warnings?.length ? ` · ${ov.warnings.length} warning${ov.warnings.length === 1 ? '' : 's'} (open this run alone to see them)` : ''}`;
+  if (failed.length) {
+    loaded.append(el('span', { class: 'inline-error' },
+      ` · ${failed.length} file${failed.length === 1 ? '' : 's'} left out: ${failed.map((f) => f.message).join('; ')}`));
+  }
 }
 
 // Draws a diff report into a diff panel's parts (report.js), charts by the main-thread wasm
