@@ -453,3 +453,49 @@ fn stats_extract_and_diff_take_their_options_from_the_analyses_tables() {
     assert_eq!(o.status.code(), Some(1));
     eqnice!("kinetoscope: option 'iteration': expected an integer, found 'x'\n", stderr(&o));
 }
+
+/// `report` writes one HTML file: the dashboard (the summary's key figures), the panels asked for in
+/// order with their command lines, the trace details; no script. A bad panel is an error naming the
+/// valid options.
+#[test]
+fn report_writes_one_html_file_of_the_dashboard_and_the_panels() {
+    let dir = std::env::temp_dir().join(format!("kinetoscope-report-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("r.html");
+    let o = run(&[
+        "report",
+        "analysis/summary",
+        "-o",
+        out.to_str().unwrap(),
+        "--panel",
+        "idle?consecutive_kernel_delay=50&ranks=1",
+        "--panel",
+        "temporal?hta=1",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let html = std::fs::read_to_string(&out).expect("report written");
+    assert!(html.starts_with("<!doctype html>") && !html.contains("<script"), "a static page");
+    assert!(
+        html.contains("<a class=\"kpi\" data-figure=\"GPU idle\" href=\"#panel-idle\""),
+        "a figure links to its panel when the report has it"
+    );
+    assert!(
+        html.contains("<span class=\"kpi-value\">75<small> %</small></span><span class=\"kpi-name\">GPU busy</span>"),
+        "the summary's key figures"
+    );
+    let idle =
+        html.find("<code>kinetoscope idle TRACE --consecutive-kernel-delay 50 --ranks 1</code>").expect("idle panel with its options");
+    let temporal = html.find("<code>kinetoscope temporal TRACE --hta</code>").expect("temporal in HTA mode");
+    assert!(idle < temporal, "in the order asked");
+    assert!(html.contains("data-table=\"temporal_breakdown\""), "the panel's tables");
+    assert!(html.contains("id=\"trace-details\""));
+    let bad = run(&["report", "analysis/summary", "-o", out.to_str().unwrap(), "--panel", "idle?nope=1"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(
+        stderr(&bad)
+            .contains("'nope' is not an option of idle (options: streams, consecutive_kernel_delay, visualize_pctg; and ranks, hta)"),
+        "{}",
+        stderr(&bad)
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
