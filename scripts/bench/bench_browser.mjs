@@ -12,6 +12,9 @@
 //   --dist     web app folder (default <repo>/dist, built by www/build.sh)
 //   --no-coi   do not send COOP/COEP headers (by default the server makes the page
 //              cross-origin isolated so SharedArrayBuffer / wasm threads are available)
+//   --tab overview  time until the Overview's dashboard is drawn (#dashboard[data-state=done], the next frame
+//              painted): what a user sees after a drop; the native `kinetoscope info FILE` runs once before every
+//              page run, same session (its time is what reading the file costs natively)
 //   --tab      also open this analysis tab (the page URL gets #tab=NAME, so the tab runs with
 //              its default options as soon as the trace is read) and time until its panel is
 //              done (panel[data-state=done], then the next frame painted); the page time is then
@@ -182,7 +185,7 @@ async function runOnce(url, run) {
     const page = await browser.newPage();
     page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
     page.on('pageerror', (e) => errors.push(`pageerror: ${e}`));
-    const linked = opts.tab ? `#tab=${encodeURIComponent(opts.tab)}${opts.range ? `&range=${encodeURIComponent(opts.range)}` : ''}` : '';
+    const linked = opts.tab && opts.tab !== 'overview' ? `#tab=${encodeURIComponent(opts.tab)}${opts.range ? `&range=${encodeURIComponent(opts.range)}` : ''}` : '';
     if (opts.browserIdle > 0) {
       await page.goto('about:blank');
       await page.waitForTimeout(opts.browserIdle);
@@ -210,16 +213,16 @@ async function runOnce(url, run) {
         }
         // the tab's panel: data-state done (tables and charts drawn) or error (panels.js runPanel)
         if (tab && b.done !== null && b.tabDone === null) {
-          const p = document.getElementById(`panel-${tab}`);
+          const p = document.getElementById(tab === 'overview' ? 'dashboard' : `panel-${tab}`);
           const state = p?.dataset.state;
-          if (state === 'done' && p.querySelector('table.report') && !b.tabPainting) {
+          if (state === 'done' && p.querySelector('table.report, table.dash-table') && !b.tabPainting) {
             // done once the browser has laid out and painted what the panel shows (the next frame)
             b.tabPainting = true;
             b.tabStatus = p.querySelector('.run-status')?.textContent ?? null;
             requestAnimationFrame(() => setTimeout(() => { b.tabDone = performance.now(); }));
           } else if (state === 'error') {
             b.tabDone = performance.now();
-            b.tabError = p.querySelector('.panel-error')?.textContent ?? 'error';
+            b.tabError = p.querySelector('.panel-error')?.textContent || 'error';
           }
         }
       };
@@ -246,7 +249,7 @@ async function runOnce(url, run) {
     });
     if (res.tabError) throw new Error(`tab ${opts.tab} failed: ${res.tabError}`);
     // the tab's CSV download (what a user gets), kept to compare with the CLI's CSV
-    if (NATIVE[opts.tab]) {
+    if (NATIVE[opts.tab]?.table) {
       const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 60000 }),
         page.click(`#panel-${opts.tab} [data-csv="${NATIVE[opts.tab].table}"]`)]);
       res.csv = path.join(OUT, 'decode_csv', `page_${opts.tab}_run${run}.csv`);
@@ -274,6 +277,7 @@ const NATIVE_BIN = process.env.KINETOSCOPE || path.join(ROOT, 'target', 'release
 const NATIVE = {
   decode: { args: (csv) => ['stats', file, csv], table: 'decode_op_averages' },
   gpu_ops: { args: (csv) => ['extract', file, csv, opts.range], table: 'extract' },
+  overview: { args: () => ['info', file], table: null },
 };
 if (opts.tab === 'gpu_ops' && !opts.range) { console.error('--tab gpu_ops needs --range START,END (what kinetoscope extract is given)'); process.exit(2); }
 const nativeOn = !!NATIVE[opts.tab] && opts.native;
