@@ -47,7 +47,7 @@ function viewHash(name) {
   const r = $(`panel-${name}`)?.run;
   if (!r) return params;
   for (const input of r.form.querySelectorAll('[data-opt]')) {
-    const v = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
+    const v = optionText(input);
     if (v !== input.dataset.default) params.set(input.dataset.opt, v);
   }
   if (r.ranks.value.trim()) params.set('ranks', r.ranks.value.trim());
@@ -128,14 +128,14 @@ function moveFocus(e) {
 /** The panels the user ran (their current options), in the order of the tabs, for the saved report:
  * [{analysis, params: {name: text}, ranks, hta}] (Compare ranks is not an analysis of the registry: left out). */
 export function openedViews() {
-  return [...$('panels').children].filter((p) => p.run && p.dataset.state !== 'idle').map((p) => {
-    const r = p.run, params = {};
-    for (const input of r.form.querySelectorAll('[data-opt]')) {
-      params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
-    }
-    return { analysis: r.analysis, params, ranks: r.ranks.value.trim(), hta: r.hta.checked };
-  });
+  return [...$('panels').children].filter((p) => p.run && p.dataset.state !== 'idle').map(({ run: r }) =>
+    ({ analysis: r.analysis, params: options(r), ranks: r.ranks.value.trim(), hta: r.hta.checked }));
 }
+
+/** An option input's value as the analysis takes it (text; a checkbox `true`/`false`). */
+const optionText = (input) => (input.type === 'checkbox' ? String(input.checked) : input.value.trim());
+/** A panel's options: {name: text}. */
+const options = (r) => Object.fromEntries([...r.form.querySelectorAll('[data-opt]')].map((input) => [input.dataset.opt, optionText(input)]));
 
 /** Opens the view `name` (a tab of the trace shown), as a click on its tab does. */
 export function openView(name) {
@@ -213,10 +213,7 @@ function rankRanges(ranks) {
 async function runPanel(panel) {
   if (panel.runDiff) return panel.runDiff();
   const r = panel.run, seq = ++r.seq;
-  const params = {};
-  for (const input of r.form.querySelectorAll('[data-opt]')) {
-    params[input.dataset.opt] = input.type === 'checkbox' ? String(input.checked) : input.value.trim();
-  }
+  const params = options(r);
   // the view run is the one the URL holds (a new history entry when the options changed)
   if (!panel.hidden) setHash(viewHash(r.analysis), true);
   panel.dataset.state = 'running';

@@ -133,7 +133,6 @@ fn ranks(gpu: &Table, overlap: Option<&Table>, ranks: Option<&Table>, steps: Opt
     let rank = f(Some(gpu), "rank");
     let parts: Vec<Vec<f64>> = PARTS.iter().map(|(_, c)| f(Some(gpu), c)).collect();
     let busy = f(Some(gpu), "busy_pct");
-    let idle_us = f(Some(gpu), "idle_us");
     let comm = f(overlap, "communication_us");
     let under = f(overlap, "comm_overlapped_pct");
     let host = f(overlap, "idle_host_wait_us");
@@ -187,7 +186,6 @@ fn ranks(gpu: &Table, overlap: Option<&Table>, ranks: Option<&Table>, steps: Opt
         }
         let idle_total = host[i] + kernel[i] + other[i];
         let host_share = if idle_total > 0.0 { 100.0 * host[i] / idle_total } else { f64::NAN };
-        let _ = idle_us[i];
         h.push_str(&format!(
             "</div></td><td class=\"num{}\">{}</td><td class=\"num{}\">{}</td><td class=\"num{}\">{}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td><td class=\"num\">{}</td></tr>",
             mark("busy %"),
