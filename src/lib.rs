@@ -22,6 +22,7 @@ pub mod export;
 pub mod html;
 pub mod model;
 pub mod page;
+pub mod profile;
 pub mod read;
 pub mod table;
 #[cfg(target_arch = "wasm32")]

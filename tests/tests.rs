@@ -42,6 +42,8 @@ mod cli;
 mod golden_hta;
 /// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
 mod golden_hta_parse;
+/// Call stacks from event nesting and the profile exports (folded, pprof, speedscope).
+mod profile;
 /// Reading in blocks parsed by other workers (the page) equals the one-pass read.
 mod read_blocks;
 /// Kineto / Chrome-trace reader: every real trace in ../shared, counted independently.

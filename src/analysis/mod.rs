@@ -13,6 +13,7 @@ pub mod decode;
 pub mod diff;
 pub mod endpoints;
 pub mod error;
+pub mod flame;
 pub mod gpu_ops;
 pub mod hta_frame;
 pub mod idle;

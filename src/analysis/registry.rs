@@ -21,6 +21,7 @@ pub const ANALYSES: &[Analysis] = &[
     super::sequences::ANALYSIS,
     super::cupti::ANALYSIS,
     // launch & CPU: launch statistics, ATen-op delays, queue length (SPEC §2.9, §2.10, §2.5–2.6)
+    super::flame::ANALYSIS,
     super::launch::ANALYSIS,
     super::aten_ops::ANALYSIS,
     super::queue::ANALYSIS,

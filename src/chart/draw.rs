@@ -93,6 +93,8 @@ pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Ch
         Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
         Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
+        // drawn by chart/flame.rs (to come); until then, its title
+        Chart::Flame { title, .. } => empty(area, st, title),
     }?;
     Ok(css_pixels(h.regions, style.scale))
 }

@@ -22,6 +22,22 @@ pub struct Line {
     pub points: Vec<(f64, f64)>,
 }
 
+/// One frame of a flame graph: a rectangle at `depth` (0: the roots) from `start` to `start +
+/// total` on the value axis.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FlameFrame {
+    /// Frame name (a function, an operator, a kernel, a thread).
+    pub name: String,
+    /// Depth in the stack (0: a root).
+    pub depth: u32,
+    /// Where it starts on the value axis (its earlier siblings' and its ancestors' starts).
+    pub start: f64,
+    /// Its total (inclusive) value: its width.
+    pub total: f64,
+    /// Its own (exclusive) value.
+    pub self_value: f64,
+}
+
 /// A chart to draw (what HTA draws with plotly; SPEC §6).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -110,6 +126,23 @@ pub enum Chart {
         /// Series, drawn left to right within each category.
         series: Vec<Series>,
     },
+    /// A flame graph drawn as an icicle (roots on top, callees below), from frames laid out by
+    /// `crate::profile::flame_frames`. `zoom` (a frame index) draws that frame across the whole
+    /// width with its ancestors above it; `search` highlights the frames whose name contains it.
+    Flame {
+        /// Title.
+        title: String,
+        /// What the values are, with unit (`CPU self time, µs`).
+        unit: String,
+        /// Frames in depth-first order (a frame's children after it).
+        frames: Vec<FlameFrame>,
+        /// The frame drawn across the whole width.
+        #[serde(default)]
+        zoom: Option<usize>,
+        /// Highlight the frames whose name contains this text (case-insensitive).
+        #[serde(default)]
+        search: Option<String>,
+    },
     /// A waterfall: one row per bar `(label, start, end)`, top to bottom, and above them a lane
     /// with the gaps of their union from 0 (bubbles) in red.
     Waterfall {
@@ -133,7 +166,8 @@ impl Chart {
             | Chart::Lines { title, .. }
             | Chart::Columns { title, .. }
             | Chart::GroupedBars { title, .. }
-            | Chart::Waterfall { title, .. } => title,
+            | Chart::Waterfall { title, .. }
+            | Chart::Flame { title, .. } => title,
         }
     }
 
@@ -158,6 +192,7 @@ impl Chart {
                 l.iter().flat_map(|l| &l.points).any(|p| p.0.is_finite() && p.1.is_finite())
             }
             Chart::Waterfall { bars, .. } => bars.iter().any(|b| b.1.is_finite() && b.2.is_finite()),
+            Chart::Flame { frames, .. } => frames.iter().any(|f| some(&f.total)),
         }
     }
 }

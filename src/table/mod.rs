@@ -7,7 +7,7 @@ pub(crate) mod render;
 mod report;
 mod trace_out;
 
-pub use chart::{histogram_bins, union_gaps, Chart, Line, Series};
+pub use chart::{histogram_bins, union_gaps, Chart, FlameFrame, Line, Series};
 pub use pyfloat::python_float_repr;
 pub use report::{Report, ReportFile};
 pub use trace_out::{CompactNames, CounterSample, Marks, TraceOut};
