@@ -2,7 +2,9 @@
 # Installs what building and testing need, skipping what is already there (idempotent).
 #   --wasm     the wasm32-unknown-unknown target and wasm-bindgen-cli at exactly Cargo.lock's version
 #   --browser  Debian's Chromium and a sans-serif font (for the headless end-to-end tests)
-# Called by www/build.sh (--wasm) and scripts/test.sh (--wasm --browser).
+#   --go       Debian's Go, whose `go tool pprof` reads our pprof files in a test (optional: without
+#              it that test only says so; the profile is decoded with its schema either way)
+# Called by www/build.sh (--wasm), scripts/test.sh (--wasm --browser) and .ci/run (--go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -27,6 +29,14 @@ for arg in "$@"; do
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
       fi
       ;;
-    *) echo "scripts/setup.sh: unknown argument '$arg' (use --wasm and/or --browser)" >&2; exit 2 ;;
+    --go)
+      if ! command -v go >/dev/null 2>&1; then
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        echo "== apt-get install golang-go (go tool pprof)"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go >/dev/null
+      fi
+      ;;
+    *) echo "scripts/setup.sh: unknown argument '$arg' (use --wasm, --browser and/or --go)" >&2; exit 2 ;;
   esac
 done

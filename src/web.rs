@@ -247,6 +247,16 @@ impl Session {
         w.report_json(views_json, generated).map_err(err)
     }
 
+    /// An export of the finished trace (`Workspace::export`): `{name, bytes: Uint8Array}`.
+    pub fn export(&self, format: &str, params_json: &str, ranks_text: &str) -> Result<JsValue, JsValue> {
+        let w = self.workspace.as_ref().ok_or_else(|| err("export called before finish"))?;
+        let f = w.export(format, params_json, ranks_text).map_err(err)?;
+        let out = js_sys::Object::new();
+        js_sys::Reflect::set(&out, &"name".into(), &f.name.into())?;
+        js_sys::Reflect::set(&out, &"bytes".into(), &js_sys::Uint8Array::from(f.bytes.as_slice()).into())?;
+        Ok(out.into())
+    }
+
     /// The bytes of file `name` produced by the last run of `analysis` (a `Uint8Array`).
     pub fn report_file(&self, analysis: &str, name: &str) -> Result<Vec<u8>, JsValue> {
         let w = self.workspace.as_ref().ok_or_else(|| err("report_file called before finish"))?;

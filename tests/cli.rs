@@ -499,3 +499,53 @@ fn report_writes_one_html_file_of_the_dashboard_and_the_panels() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `export`: each format written whole (through a temporary name), the folded stacks of
+/// testdata/profile/nesting.json, a Chrome trace per rank into a folder; refused: an output that is
+/// an input, an unwritable output (named), CPU stacks of a trace without CPU spans.
+#[test]
+fn export_writes_profiles_and_refuses_what_it_cannot_do() {
+    let dir = std::env::temp_dir().join(format!("kinetoscope-export-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = |n: &str| dir.join(n).to_string_lossy().to_string();
+    let o = run(&["export", "folded", "profile/nesting.json", "-o", &path("n.folded")]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let folded = std::fs::read_to_string(dir.join("n.folded")).unwrap();
+    assert!(folded.starts_with("process 1 (python) / thread 1 (main);main 25000\n"), "{folded}");
+    assert_eq!(folded.lines().map(|l| l.rsplit(' ').next().unwrap().parse::<i64>().unwrap()).sum::<i64>(), 140_000);
+    for (format, file) in [("pprof", "n.pb.gz"), ("speedscope", "n.speedscope.json")] {
+        let o = run(&["export", format, "profile/nesting.json", "-o", &path(file), "--gpu"]);
+        assert_eq!(o.status.code(), Some(0), "{format}: {}", stderr(&o));
+    }
+    assert_eq!(&std::fs::read(dir.join("n.pb.gz")).unwrap()[..2], &[0x1f, 0x8b], "pprof is gzip-compressed");
+    let leftovers: Vec<_> =
+        std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().contains(".part-")).collect();
+    assert!(leftovers.is_empty(), "no temporary files left");
+    // two ranks: one Chrome trace each, in a folder
+    let o = run(&["export", "chrome", "analysis/summary", "-o", &path("chrome"), "--cats", "kernel"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.join("chrome")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["chrome.rank0.json", "chrome.rank1.json"]);
+    let rank0 = std::fs::read_to_string(dir.join("chrome/chrome.rank0.json")).unwrap();
+    assert!(rank0.contains("\"cat\": \"kernel\"") && !rank0.contains("\"cat\": \"cpu_op\""), "only kernels: {rank0}");
+    // refusals
+    let same = run(&["export", "folded", &path("n.folded"), "-o", &path("n.folded")]);
+    assert_eq!(same.status.code(), Some(1));
+    assert!(stderr(&same).contains("the output is one of the inputs"), "{}", stderr(&same));
+    let bad = run(&["export", "folded", "profile/nesting.json", "-o", "/nonexistent-dir/x.folded"]);
+    assert_eq!(stderr(&bad), "kinetoscope: cannot write /nonexistent-dir/x.folded: No such file or directory (os error 2)\n");
+    std::fs::write(
+        dir.join("gpu_only.json"),
+        r#"{"traceEvents": [{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2, "args": {"stream": 7}}]}"#,
+    )
+    .unwrap();
+    let cpu = run(&["export", "folded", &path("gpu_only.json"), "-o", &path("g.folded")]);
+    assert_eq!(stderr(&cpu), "kinetoscope: the trace has no CPU spans (python functions, operators, annotations, runtime calls) to build call stacks from; --gpu exports the GPU time by launching stack\n");
+    assert!(!dir.join("g.folded").exists(), "nothing written");
+    let gpu = run(&["export", "folded", &path("gpu_only.json"), "-o", &path("g.folded"), "--gpu"]);
+    assert_eq!(gpu.status.code(), Some(0), "{}", stderr(&gpu));
+    assert_eq!(std::fs::read_to_string(dir.join("g.folded")).unwrap(), "(no launching CPU call);k 2000\n");
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -257,3 +257,38 @@ fn self_times_add_up_to_each_threads_span_on_every_trace() {
     }
     assert!(checked >= 20, "checked {checked} traces");
 }
+
+/// `go tool pprof -top` reads the pprof file and reports the profile's totals (when Go is
+/// installed: Debian's golang-go; without it the schema-decoding tests above stand).
+#[test]
+fn go_pprof_reads_the_file() {
+    if std::process::Command::new("go").arg("version").output().is_err() {
+        eprintln!(
+            "note: go is not installed; go tool pprof not tried (the profile is decoded with its schema in pprof_has_the_folded_stacks)"
+        );
+        return;
+    }
+    let p = nesting();
+    let file = std::env::temp_dir().join(format!("kinetoscope-go-pprof-{}.pb.gz", std::process::id()));
+    std::fs::write(&file, profile::pprof_bytes(&p)).unwrap();
+    for (index, want_ns) in [("wall", p.cpu_ns()), ("gpu", p.gpu_ns())] {
+        let out = std::process::Command::new("go")
+            .args(["tool", "pprof", "-top", &format!("-sample_index={index}")])
+            .arg(&file)
+            .output()
+            .expect("go tool pprof");
+        let text = String::from_utf8_lossy(&out.stdout);
+        // "Showing nodes accounting for 140us, 100% of 140us total"
+        let total = text.split(" of ").nth(1).and_then(|t| t.split(" total").next()).unwrap_or_else(|| panic!("{index}: {text}"));
+        let (num, unit) = total.split_at(total.find(|c: char| c.is_ascii_alphabetic()).unwrap());
+        let scale = match unit {
+            "ns" => 1.0,
+            "us" => 1e3,
+            "ms" => 1e6,
+            "s" => 1e9,
+            u => panic!("unit {u}"),
+        };
+        assert_eq!((num.parse::<f64>().unwrap() * scale).round() as i64, want_ns, "{index}: {text}");
+    }
+    let _ = std::fs::remove_file(&file);
+}

@@ -4,6 +4,7 @@
 mod analyze;
 mod decode;
 mod diff;
+mod export;
 mod info;
 mod input;
 mod output;
@@ -27,6 +28,8 @@ enum Command {
     Info(info::Args),
     /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
     Analyze(analyze::Args),
+    /// Call stacks as pprof, folded stacks or speedscope; or the trace filtered as Chrome-trace JSON.
+    Export(export::Args),
     /// Writes the page's saved report: one self-contained HTML file (Overview, panels, trace facts; no trace data).
     Report(report::Args),
 }
@@ -64,5 +67,6 @@ pub fn run() -> anyhow::Result<()> {
         Command::Info(a) => info::run(a),
         Command::Analyze(a) => analyze::run(a),
         Command::Report(a) => report::run(a),
+        Command::Export(a) => export::run(a),
     }
 }

@@ -69,6 +69,22 @@ pub fn write_rank_edited(r: &RankTrace, w: &mut impl Write, edit: &dyn Fn(u32) -
 
 /// Writes `r` to `w`: each row edited by `edit(row)`, then the `extra` events.
 pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Option<EventEdit>, w: &mut impl Write) -> io::Result<()> {
+    write_rank_kept(r, extra, edit, &|_| true, w)
+}
+
+/// Writes the rows of `r` that `keep(row)` (and every process and thread name) to `w`.
+pub fn write_rank_filtered(r: &RankTrace, keep: &dyn Fn(u32) -> bool, w: &mut impl Write) -> io::Result<()> {
+    write_rank_kept(r, &[], &|_| None, keep, w)
+}
+
+/// Writes the rows of `r` that `keep(row)`, each edited by `edit(row)`, then the `extra` events.
+fn write_rank_kept(
+    r: &RankTrace,
+    extra: &[String],
+    edit: &dyn Fn(u32) -> Option<EventEdit>,
+    keep: &dyn Fn(u32) -> bool,
+    w: &mut impl Write,
+) -> io::Result<()> {
     let ev = &r.events;
     let s = |t: &str| serde_json::Value::from(t).to_string();
     write!(w, "{{")?;
@@ -96,6 +112,12 @@ pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Op
     let mut int_args = ev.int_args.iter().peekable();
     let mut counters = ev.counters.iter().peekable();
     for e in 0..ev.len() {
+        if !keep(e as u32) {
+            // its sparse args and counter samples are passed over with it
+            while int_args.next_if(|a| a.0 as usize == e).is_some() {}
+            while counters.next_if(|c| c.0 as usize == e).is_some() {}
+            continue;
+        }
         sep(w)?;
         let ph = match ev.phase[e] {
             Phase::Async | Phase::Other => "i",

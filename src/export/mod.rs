@@ -3,6 +3,7 @@
 //! Later: pprof, folded stacks, speedscope.
 
 pub mod chrome;
+pub mod formats;
 pub mod gzip;
 pub mod trace_out;
 

@@ -116,6 +116,18 @@ struct Run {
     params: Vec<(String, String)>,
 }
 
+/// The name of a trace's exports: its first file's name without `.json`/`.gz` (`trace` without).
+fn export_stem(t: &Trace) -> String {
+    let first = t.ranks.first().and_then(|r| r.files.first()).map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f).to_string());
+    let mut stem = first.unwrap_or_else(|| "trace".into());
+    for end in [".gz", ".json"] {
+        if let Some(s) = stem.strip_suffix(end) {
+            stem = s.to_string();
+        }
+    }
+    stem
+}
+
 /// `{"html": ..., "charts": [...]}`.
 fn html_json(html: &str, slots: &crate::html::Slots) -> Result<String, AnalysisError> {
     serde_json::to_string(&serde_json::json!({ "html": html, "charts": slots.charts }))
@@ -245,6 +257,33 @@ impl Workspace {
         crate::html::Section { analysis: analysis.to_string(), params, ranks, hta, result }
     }
 
+    /// The export `format` (`pprof`, `folded`, `speedscope`, `chrome`: `export::formats`) of the
+    /// ranks `ranks_text` with the flame panel's options `params_json` (`measure`: `gpu` for GPU
+    /// time by launching stack, `range`: `START,END` µs), what `kinetoscope export FORMAT TRACE -o
+    /// NAME [--gpu] [--range] [--ranks]` writes. A Chrome trace needs one rank.
+    pub fn export(&self, format: &str, params_json: &str, ranks_text: &str) -> Result<crate::export::formats::OutFile, AnalysisError> {
+        use crate::export::formats::{export, Format, Request};
+        let format = Format::parse(format).map_err(AnalysisError)?;
+        let given = option_texts(params_json)?;
+        let get = |k: &str| given.iter().find(|(n, _)| n == k).map(|(_, v)| v.trim().to_string()).unwrap_or_default();
+        let measure = get("measure");
+        let gpu = crate::analysis::flame::measure(if measure.is_empty() { "cpu" } else { &measure })? == crate::profile::Measure::Gpu;
+        let range = match get("range") {
+            r if r.is_empty() => None,
+            r => Some(crate::analysis::gpu_ops::parse_range(&r)?),
+        };
+        let ranks = parse_int_list(ranks_text).map_err(|e| AnalysisError(format!("ranks: {e}")))?;
+        let ranks = select_ranks(&self.trace, ranks.as_deref())?;
+        if format == Format::Chrome && ranks.len() > 1 {
+            return Err(AnalysisError(
+                "a Chrome trace is one rank: choose one in the ranks field (kinetoscope export chrome writes one file per rank)".into(),
+            ));
+        }
+        let stem = export_stem(&self.trace);
+        let mut files = export(&self.trace, format, &Request { ranks, range, gpu, cats: Vec::new() }, &stem).map_err(AnalysisError)?;
+        Ok(files.remove(0))
+    }
+
     /// The bytes of file `name` produced by the last run of `analysis`.
     pub fn file(&self, analysis: &str, name: &str) -> Option<&[u8]> {
         self.files.get(analysis)?.iter().find(|f| f.name == name).map(|f| f.bytes.as_slice())
@@ -368,5 +407,31 @@ mod tests {
     fn option_values_become_text() {
         let got = option_texts(r#"{"a": "1e9", "b": 0.5, "c": true, "d": null}"#).unwrap();
         assert_eq!(got, vec![("a".into(), "1e9".into()), ("b".into(), "0.5".into()), ("c".into(), "true".into())]);
+    }
+
+    #[test]
+    fn exports_are_the_cli_files() {
+        let w = Workspace::new(trace());
+        let f = w.export("folded", r#"{"measure": "gpu"}"#, "0").unwrap();
+        assert_eq!(f.name, "r0.folded", "named after the first file");
+        let want = crate::export::formats::export(
+            w.trace(),
+            crate::export::formats::Format::Folded,
+            &crate::export::formats::Request { ranks: vec![0], gpu: true, ..Default::default() },
+            "r0",
+        )
+        .unwrap();
+        assert_eq!(f.bytes, want[0].bytes);
+        assert_eq!(String::from_utf8(f.bytes).unwrap(), "(no launching CPU call);Memcpy HtoD 2000\n(no launching CPU call);gemm 5000\n");
+        assert_eq!(
+            w.export("chrome", "{}", "").unwrap_err().0,
+            "a Chrome trace is one rank: choose one in the ranks field (kinetoscope export chrome writes one file per rank)"
+        );
+        assert_eq!(w.export("chrome", "{}", "1").unwrap().name, "r0.json");
+        assert!(w.export("folded", "{}", "0").unwrap_err().0.starts_with("the trace has no CPU spans"));
+        assert_eq!(
+            w.export("svg", "{}", "").unwrap_err().0,
+            "unknown export format 'svg' (expected one of: pprof, folded, speedscope, chrome)"
+        );
     }
 }

@@ -1,0 +1,91 @@
+//! `kinetoscope export pprof|folded|speedscope|chrome PATH... -o OUT`: call stacks as a profile,
+//! or the trace filtered, written by `export::formats` (what the page's export buttons download).
+//! The output is written to a temporary name beside it and renamed, so nothing is half-written;
+//! an output that is one of the inputs is refused.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context as _, Result};
+use kinetoscope::analysis::api::{parse_int_list, select_ranks};
+use kinetoscope::analysis::gpu_ops::parse_range;
+use kinetoscope::export::formats::{export, Format, Request};
+
+/// Options of `export`.
+#[derive(clap::Args)]
+pub struct Args {
+    /// pprof (profile.proto, gzip), folded (flamegraph.pl, inferno), speedscope, or chrome (the
+    /// trace filtered, Chrome-trace JSON for Perfetto).
+    #[arg(value_name = "FORMAT", value_parser = ["pprof", "folded", "speedscope", "chrome"])]
+    format: String,
+    /// Trace files or folders of per-rank traces.
+    #[arg(required = true)]
+    paths: Vec<PathBuf>,
+    /// The file to write (chrome with several ranks: a folder, one file per rank).
+    #[arg(short, long, value_name = "OUT")]
+    out: PathBuf,
+    /// Ranks to export, e.g. 0,2-5 (default: all).
+    #[arg(long, value_name = "LIST")]
+    ranks: Option<String>,
+    /// Only the time START,END (µs on the trace's clock): the stacks' time inside it, the
+    /// Chrome trace's events that overlap it.
+    #[arg(long, value_name = "START,END")]
+    range: Option<String>,
+    /// Folded: GPU time by launching stack instead of CPU self time; speedscope: add it.
+    #[arg(long)]
+    gpu: bool,
+    /// chrome: only events of these categories, e.g. kernel,cpu_op.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    cats: Vec<String>,
+}
+
+/// Runs `export`.
+pub fn run(a: Args) -> Result<()> {
+    let format = Format::parse(&a.format).map_err(anyhow::Error::msg)?;
+    refuse_inputs(&a.out, &a.paths)?;
+    let trace = super::input::read_trace(&a.paths)?;
+    let ranks = a.ranks.as_deref().map(parse_int_list).transpose().context("--ranks")?.flatten();
+    let ranks = select_ranks(&trace, ranks.as_deref()).map_err(|e| anyhow::anyhow!("--ranks: {e}"))?;
+    let range = a.range.as_deref().map(parse_range).transpose().map_err(|e| anyhow::anyhow!("--range: {e}"))?;
+    let stem = a.out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "trace".into());
+    let stem = stem.strip_suffix(format.extension()).unwrap_or(&stem).to_string();
+    let files = export(&trace, format, &Request { ranks, range, gpu: a.gpu, cats: a.cats }, &stem).map_err(anyhow::Error::msg)?;
+    match files.as_slice() {
+        [one] => write_whole(&a.out, &one.bytes)?,
+        many => {
+            std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
+            for f in many {
+                write_whole(&a.out.join(&f.name), &f.bytes)?;
+            }
+        }
+    }
+    eprintln!(
+        "wrote {}{}",
+        a.out.display(),
+        if files.len() > 1 { format!(" ({} files, one per rank)", files.len()) } else { String::new() }
+    );
+    Ok(())
+}
+
+/// An error if `out` is one of the input files (or inside an input folder's files).
+fn refuse_inputs(out: &Path, inputs: &[PathBuf]) -> Result<()> {
+    let Ok(out) = out.canonicalize() else { return Ok(()) }; // does not exist yet: not an input
+    for input in inputs {
+        if let Ok(i) = input.canonicalize() {
+            if i == out || (i.is_dir() && out.starts_with(&i) && out.is_file()) {
+                bail!("{}: the output is one of the inputs; choose another -o", out.display());
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Writes `bytes` to `path` through a temporary file beside it, renamed when complete.
+fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+    let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+    let tmp = path.with_file_name(format!(".{name}.part-{}", std::process::id()));
+    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
+    std::fs::rename(&tmp, path).map_err(|e| {
+        let _ = std::fs::remove_file(&tmp);
+        anyhow::anyhow!("cannot write {}: {e}", path.display())
+    })
+}

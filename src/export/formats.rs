@@ -1,0 +1,117 @@
+//! `kinetoscope export` and the page's export buttons: a trace's call stacks as pprof, folded
+//! stacks or speedscope (`crate::profile`), or the trace itself as Chrome-trace JSON, filtered by
+//! ranks, time range and categories. One function makes the bytes for both, so the page's
+//! downloads are the CLI's files.
+
+use crate::profile::{self, Measure, Options};
+use crate::Trace;
+
+/// An export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// pprof `profile.proto`, gzip-compressed.
+    Pprof,
+    /// Folded stacks (flamegraph.pl, inferno).
+    Folded,
+    /// speedscope JSON.
+    Speedscope,
+    /// Chrome-trace JSON (Perfetto, chrome://tracing), one file per rank.
+    Chrome,
+}
+
+impl Format {
+    /// Every format, as the CLI spells them.
+    pub const ALL: [(&'static str, Format); 4] =
+        [("pprof", Format::Pprof), ("folded", Format::Folded), ("speedscope", Format::Speedscope), ("chrome", Format::Chrome)];
+
+    /// The format named `s`.
+    pub fn parse(s: &str) -> Result<Format, String> {
+        Format::ALL
+            .iter()
+            .find(|(n, _)| *n == s)
+            .map(|(_, f)| *f)
+            .ok_or_else(|| format!("unknown export format '{s}' (expected one of: {})", Format::ALL.map(|(n, _)| n).join(", ")))
+    }
+
+    /// The file name ending of the format.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Format::Pprof => ".pb.gz",
+            Format::Folded => ".folded",
+            Format::Speedscope => ".speedscope.json",
+            Format::Chrome => ".json",
+        }
+    }
+}
+
+/// What to export.
+#[derive(Debug, Clone, Default)]
+pub struct Request {
+    /// Positions (in `trace.ranks`) of the ranks; empty: all.
+    pub ranks: Vec<usize>,
+    /// Keep only `[start, end)`, ns: the stacks' time inside it; the Chrome trace's events that
+    /// overlap it.
+    pub range: Option<(i64, i64)>,
+    /// Folded stacks and speedscope: GPU time by launching stack (folded: instead of CPU self
+    /// time; speedscope: as well).
+    pub gpu: bool,
+    /// Chrome trace: only events of these categories (empty: all).
+    pub cats: Vec<String>,
+}
+
+/// A file to write: its name (no folder) and its bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OutFile {
+    /// File name: `stem` plus the format's ending (`stem.rank3.json` for a Chrome trace of
+    /// several ranks).
+    pub name: String,
+    /// Content.
+    pub bytes: Vec<u8>,
+}
+
+/// The files of `trace` in `format` (one, or one per rank for a Chrome trace of several), named
+/// from `stem`; an error when there is nothing to export.
+pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<Vec<OutFile>, String> {
+    let positions: Vec<usize> = if r.ranks.is_empty() { (0..trace.ranks.len()).collect() } else { r.ranks.clone() };
+    if format == Format::Chrome {
+        return Ok(positions
+            .iter()
+            .map(|&p| {
+                let rank = &trace.ranks[p];
+                let name = if positions.len() == 1 { format!("{stem}.json") } else { format!("{stem}.rank{}.json", rank.rank) };
+                OutFile { name, bytes: chrome(rank, r) }
+            })
+            .collect());
+    }
+    let p = profile::build(trace, &Options { ranks: positions, range: r.range });
+    let (cpu, gpu) = (p.cpu_ns(), p.gpu_ns());
+    let no_cpu = "the trace has no CPU spans (python functions, operators, annotations, runtime calls) to build call stacks from";
+    let bytes = match format {
+        Format::Pprof if cpu == 0 && gpu == 0 => return Err(format!("{no_cpu}, and no GPU operations: nothing to export")),
+        Format::Pprof => profile::pprof_bytes(&p),
+        Format::Folded if r.gpu && gpu == 0 => return Err("the trace has no GPU operations: no GPU time to export".into()),
+        Format::Folded if !r.gpu && cpu == 0 => return Err(format!("{no_cpu}; --gpu exports the GPU time by launching stack")),
+        Format::Folded => profile::folded(&p, if r.gpu { Measure::Gpu } else { Measure::Cpu }).into_bytes(),
+        Format::Speedscope if cpu == 0 && !(r.gpu && gpu > 0) => {
+            return Err(format!("{no_cpu}; --gpu exports the GPU time by launching stack"))
+        }
+        Format::Speedscope => profile::speedscope(&p, stem, r.gpu).into_bytes(),
+        Format::Chrome => unreachable!("handled above"),
+    };
+    Ok(vec![OutFile { name: format!("{stem}{}", format.extension()), bytes }])
+}
+
+/// One rank as Chrome-trace JSON: its events that overlap the range and are of the categories.
+fn chrome(rank: &crate::model::RankTrace, r: &Request) -> Vec<u8> {
+    let ev = &rank.events;
+    let (lo, hi) = r.range.unwrap_or((i64::MIN, i64::MAX));
+    let keep = |e: u32| {
+        let e = e as usize;
+        let (start, end) = (ev.ts[e], ev.ts[e] + ev.dur[e]);
+        let in_range = r.range.is_none() || (start < hi && end >= lo);
+        in_range && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
+    };
+    let mut out = Vec::new();
+    super::chrome::write_rank_filtered(rank, &keep, &mut out).expect("writing to memory");
+    out
+}
