@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context as _, Result};
 use kinetoscope::analysis::api::{parse_int_list, select_ranks};
 use kinetoscope::analysis::gpu_ops::parse_range;
-use kinetoscope::export::formats::{export, Format, Request};
+use kinetoscope::export::formats::{export, write_chrome, Format, Request};
 
 /// Options of `export`.
 #[derive(clap::Args)]
@@ -48,21 +48,30 @@ pub fn run(a: Args) -> Result<()> {
     let range = a.range.as_deref().map(parse_range).transpose().map_err(|e| anyhow::anyhow!("--range: {e}"))?;
     let stem = a.out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "trace".into());
     let stem = stem.strip_suffix(format.extension()).unwrap_or(&stem).to_string();
-    let files = export(&trace, format, &Request { ranks, range, gpu: a.gpu, cats: a.cats }, &stem).map_err(anyhow::Error::msg)?;
-    match files.as_slice() {
-        [one] => write_whole(&a.out, &one.bytes)?,
-        many => {
+    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats };
+    if format == Format::Chrome {
+        // streamed rank by rank: a Chrome trace is as large as its input
+        let several = request.ranks.len() > 1;
+        if several {
             std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
-            for f in many {
-                write_whole(&a.out.join(&f.name), &f.bytes)?;
-            }
         }
+        for &p in &request.ranks {
+            let rank = &trace.ranks[p];
+            let path = if several { a.out.join(format!("{stem}.rank{}.json", rank.rank)) } else { a.out.clone() };
+            write_whole(&path, |mut w| write_chrome(rank, &request, &mut w))?;
+        }
+        eprintln!(
+            "wrote {}{}",
+            a.out.display(),
+            if several { format!(" ({} files, one per rank)", request.ranks.len()) } else { String::new() }
+        );
+        return Ok(());
     }
-    eprintln!(
-        "wrote {}{}",
-        a.out.display(),
-        if files.len() > 1 { format!(" ({} files, one per rank)", files.len()) } else { String::new() }
-    );
+    let files = export(&trace, format, &request, &stem).map_err(anyhow::Error::msg)?;
+    for f in &files {
+        write_whole(&a.out, |w| w.write_all(&f.bytes))?;
+    }
+    eprintln!("wrote {}", a.out.display());
     Ok(())
 }
 
@@ -79,13 +88,21 @@ fn refuse_inputs(out: &Path, inputs: &[PathBuf]) -> Result<()> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` through a temporary file beside it, renamed when complete.
-fn write_whole(path: &Path, bytes: &[u8]) -> Result<()> {
+/// Writes `path` with `write` through a temporary file beside it, renamed when complete (removed
+/// when not).
+fn write_whole(path: &Path, write: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>) -> Result<()> {
     let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
     let tmp = path.with_file_name(format!(".{name}.part-{}", std::process::id()));
-    std::fs::write(&tmp, bytes).with_context(|| format!("cannot write {}", path.display()))?;
-    std::fs::rename(&tmp, path).map_err(|e| {
-        let _ = std::fs::remove_file(&tmp);
-        anyhow::anyhow!("cannot write {}: {e}", path.display())
-    })
+    let written = std::fs::File::create(&tmp).and_then(|f| {
+        let mut w = std::io::BufWriter::new(f);
+        write(&mut w)?;
+        w.into_inner().map_err(|e| e.into_error())?.sync_all()
+    });
+    match written.and_then(|_| std::fs::rename(&tmp, path)) {
+        Ok(()) => Ok(()),
+        Err(e) => {
+            let _ = std::fs::remove_file(&tmp);
+            Err(anyhow::anyhow!("cannot write {}: {e}", path.display()))
+        }
+    }
 }

@@ -79,7 +79,9 @@ pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<
             .map(|&p| {
                 let rank = &trace.ranks[p];
                 let name = if positions.len() == 1 { format!("{stem}.json") } else { format!("{stem}.rank{}.json", rank.rank) };
-                OutFile { name, bytes: chrome(rank, r) }
+                let mut bytes = Vec::new();
+                write_chrome(rank, r, &mut bytes).expect("writing to memory");
+                OutFile { name, bytes }
             })
             .collect());
     }
@@ -101,8 +103,9 @@ pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<
     Ok(vec![OutFile { name: format!("{stem}{}", format.extension()), bytes }])
 }
 
-/// One rank as Chrome-trace JSON: its events that overlap the range and are of the categories.
-fn chrome(rank: &crate::model::RankTrace, r: &Request) -> Vec<u8> {
+/// One rank as Chrome-trace JSON to `w`: its events that overlap the range and are of the
+/// categories (the CLI streams it to its file).
+pub fn write_chrome(rank: &crate::model::RankTrace, r: &Request, w: &mut impl std::io::Write) -> std::io::Result<()> {
     let ev = &rank.events;
     let (lo, hi) = r.range.unwrap_or((i64::MIN, i64::MAX));
     let keep = |e: u32| {
@@ -111,7 +114,5 @@ fn chrome(rank: &crate::model::RankTrace, r: &Request) -> Vec<u8> {
         let in_range = r.range.is_none() || (start < hi && end >= lo);
         in_range && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
     };
-    let mut out = Vec::new();
-    super::chrome::write_rank_filtered(rank, &keep, &mut out).expect("writing to memory");
-    out
+    super::chrome::write_rank_filtered(rank, &keep, w)
 }

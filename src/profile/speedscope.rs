@@ -1,58 +1,86 @@
 //! speedscope's file format (`https://www.speedscope.app/file-format-schema.json`): one evented
 //! profile per thread (its frames opened and closed in time order, ns), and with GPU time a
-//! sampled profile per rank of the GPU operations by launching stack (weights in ns).
+//! sampled profile per rank of the GPU operations by launching stack (weights in ns). Written as
+//! text piece by piece: a trace's millions of opens and closes never become a JSON tree.
 
-use serde_json::{json, Value};
+use std::fmt::Write;
 
-use super::Profile;
+use super::{Profile, NO_NODE};
+
+/// `s` as a JSON string.
+fn quoted(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
 
 /// The speedscope JSON of `p`, named `name`; `gpu`: add the GPU profiles.
 pub fn speedscope(p: &Profile, name: &str, gpu: bool) -> String {
-    let frames: Vec<Value> = p.names.iter().map(|n| json!({ "name": n })).collect();
-    let mut profiles = Vec::new();
+    let mut out = String::new();
+    let _ = write!(
+        out,
+        "{{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\",\"name\":{},\"exporter\":{},\"activeProfileIndex\":0,\"shared\":{{\"frames\":[",
+        quoted(name),
+        quoted(&format!("kinetoscope {}", env!("CARGO_PKG_VERSION")))
+    );
+    for (i, n) in p.names.iter().enumerate() {
+        let _ = write!(out, "{}{{\"name\":{}}}", if i == 0 { "" } else { "," }, quoted(n));
+    }
+    out.push_str("]},\"profiles\":[");
+    let mut first = true;
+    let mut sep = |out: &mut String| {
+        if !std::mem::take(&mut first) {
+            out.push(',');
+        }
+    };
     for t in &p.timelines {
-        let label = p.stack(t.node).join(" · ");
+        sep(&mut out);
         let (start, end) = (t.marks.first().map_or(0, |m| m.at), t.marks.last().map_or(0, |m| m.at));
-        let events: Vec<Value> =
-            t.marks.iter().map(|m| json!({ "type": if m.open { "O" } else { "C" }, "frame": m.name, "at": m.at - start })).collect();
-        profiles.push(json!({
-            "type": "evented", "name": label, "unit": "nanoseconds",
-            "startValue": 0, "endValue": end - start, "events": events,
-        }));
+        let _ = write!(
+            out,
+            "{{\"type\":\"evented\",\"name\":{},\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":{},\"events\":[",
+            quoted(&p.stack(t.node).join(" · ")),
+            end - start
+        );
+        for (i, m) in t.marks.iter().enumerate() {
+            let _ = write!(
+                out,
+                "{}{{\"type\":\"{}\",\"frame\":{},\"at\":{}}}",
+                if i == 0 { "" } else { "," },
+                if m.open { "O" } else { "C" },
+                m.name,
+                m.at - start
+            );
+        }
+        out.push_str("]}");
     }
     if gpu {
         for &rank in &p.ranks {
-            let mut samples = Vec::new();
-            let mut weights = Vec::new();
-            for g in p.gpu.iter().filter(|g| g.ns > 0 && p.nodes[g.node as usize].rank == rank) {
-                let mut stack = Vec::new();
+            let of_rank: Vec<_> = p.gpu.iter().filter(|g| g.ns > 0 && p.nodes[g.node as usize].rank == rank).collect();
+            if of_rank.is_empty() {
+                continue;
+            }
+            sep(&mut out);
+            let total: i64 = of_rank.iter().map(|g| g.ns).sum();
+            let _ = write!(
+                out,
+                "{{\"type\":\"sampled\",\"name\":{},\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":{total},\"samples\":[",
+                quoted(&format!("rank {rank} · GPU time by launching stack"))
+            );
+            for (i, g) in of_rank.iter().enumerate() {
+                let mut stack = vec![g.name];
                 let mut at = g.node;
-                while at != super::NO_NODE {
+                while at != NO_NODE {
                     stack.push(p.nodes[at as usize].name);
                     at = p.nodes[at as usize].parent;
                 }
                 stack.reverse();
-                stack.push(g.name);
-                samples.push(stack);
-                weights.push(g.ns);
+                let frames: Vec<String> = stack.iter().map(u32::to_string).collect();
+                let _ = write!(out, "{}[{}]", if i == 0 { "" } else { "," }, frames.join(","));
             }
-            if samples.is_empty() {
-                continue;
-            }
-            let total: i64 = weights.iter().sum();
-            profiles.push(json!({
-                "type": "sampled", "name": format!("rank {rank} · GPU time by launching stack"), "unit": "nanoseconds",
-                "startValue": 0, "endValue": total, "samples": samples, "weights": weights,
-            }));
+            out.push_str("],\"weights\":[");
+            out.push_str(&of_rank.iter().map(|g| g.ns.to_string()).collect::<Vec<_>>().join(","));
+            out.push_str("]}");
         }
     }
-    json!({
-        "$schema": "https://www.speedscope.app/file-format-schema.json",
-        "name": name,
-        "exporter": format!("kinetoscope {}", env!("CARGO_PKG_VERSION")),
-        "activeProfileIndex": 0,
-        "shared": { "frames": frames },
-        "profiles": profiles,
-    })
-    .to_string()
+    out.push_str("]}\n");
+    out
 }
