@@ -530,6 +530,14 @@ fn export_writes_profiles_and_refuses_what_it_cannot_do() {
     assert_eq!(names, ["chrome.rank0.json", "chrome.rank1.json"]);
     let rank0 = std::fs::read_to_string(dir.join("chrome/chrome.rank0.json")).unwrap();
     assert!(rank0.contains("\"cat\": \"kernel\"") && !rank0.contains("\"cat\": \"cpu_op\""), "only kernels: {rank0}");
+    assert!(!rank0.contains("\"ph\": \"C\""), "no counter tracks unless asked");
+    let o = run(&["export", "chrome", "analysis/summary/rank0.json", "-o", &path("counters.json"), "--counters"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let with = std::fs::read_to_string(dir.join("counters.json")).unwrap();
+    assert!(
+        with.contains("{\"ph\": \"C\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"ts\": 80, \"args\": {\"Memcpy BW\": 0}}"),
+        "the counters analysis' tracks: {with}"
+    );
     // refusals
     let same = run(&["export", "folded", &path("n.folded"), "-o", &path("n.folded")]);
     assert_eq!(same.status.code(), Some(1));

@@ -127,7 +127,7 @@ mod tests {
         let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
         assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
         let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
-        assert_eq!(names.len(), 18);
+        assert_eq!(names.len(), 19);
         assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
     }
 }

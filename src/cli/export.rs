@@ -36,6 +36,9 @@ pub struct Args {
     /// chrome: only events of these categories, e.g. kernel,cpu_op.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     cats: Vec<String>,
+    /// chrome: add counter tracks (queue length and memory bandwidth per stream, as the counters analysis).
+    #[arg(long)]
+    counters: bool,
 }
 
 /// Runs `export`.
@@ -48,7 +51,7 @@ pub fn run(a: Args) -> Result<()> {
     let range = a.range.as_deref().map(parse_range).transpose().map_err(|e| anyhow::anyhow!("--range: {e}"))?;
     let stem = a.out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "trace".into());
     let stem = stem.strip_suffix(format.extension()).unwrap_or(&stem).to_string();
-    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats };
+    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats, counters: a.counters };
     if format == Format::Chrome {
         // streamed rank by rank: a Chrome trace is as large as its input
         let several = request.ranks.len() > 1;
@@ -56,9 +59,8 @@ pub fn run(a: Args) -> Result<()> {
             std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
         }
         for &p in &request.ranks {
-            let rank = &trace.ranks[p];
-            let path = if several { a.out.join(format!("{stem}.rank{}.json", rank.rank)) } else { a.out.clone() };
-            write_whole(&path, |mut w| write_chrome(rank, &request, &mut w))?;
+            let path = if several { a.out.join(format!("{stem}.rank{}.json", trace.ranks[p].rank)) } else { a.out.clone() };
+            write_whole(&path, |mut w| write_chrome(&trace, p, &request, &mut w))?;
         }
         eprintln!(
             "wrote {}{}",

@@ -72,9 +72,10 @@ pub fn write_rank_full(r: &RankTrace, extra: &[String], edit: &dyn Fn(u32) -> Op
     write_rank_kept(r, extra, edit, &|_| true, w)
 }
 
-/// Writes the rows of `r` that `keep(row)` (and every process and thread name) to `w`.
-pub fn write_rank_filtered(r: &RankTrace, keep: &dyn Fn(u32) -> bool, w: &mut impl Write) -> io::Result<()> {
-    write_rank_kept(r, &[], &|_| None, keep, w)
+/// Writes the rows of `r` that `keep(row)` (and every process and thread name), then the `extra`
+/// events, to `w`.
+pub fn write_rank_filtered(r: &RankTrace, extra: &[String], keep: &dyn Fn(u32) -> bool, w: &mut impl Write) -> io::Result<()> {
+    write_rank_kept(r, extra, &|_| None, keep, w)
 }
 
 /// Writes the rows of `r` that `keep(row)`, each edited by `edit(row)`, then the `extra` events.

@@ -57,6 +57,9 @@ pub struct Request {
     pub gpu: bool,
     /// Chrome trace: only events of these categories (empty: all).
     pub cats: Vec<String>,
+    /// Chrome trace: add the counter tracks of the `counters` analysis (queue length and memory
+    /// bandwidth per stream, HTA's `generate_trace_with_counters`), in the range.
+    pub counters: bool,
 }
 
 /// A file to write: its name (no folder) and its bytes.
@@ -74,16 +77,15 @@ pub struct OutFile {
 pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<Vec<OutFile>, String> {
     let positions: Vec<usize> = if r.ranks.is_empty() { (0..trace.ranks.len()).collect() } else { r.ranks.clone() };
     if format == Format::Chrome {
-        return Ok(positions
+        return positions
             .iter()
             .map(|&p| {
-                let rank = &trace.ranks[p];
-                let name = if positions.len() == 1 { format!("{stem}.json") } else { format!("{stem}.rank{}.json", rank.rank) };
+                let name = if positions.len() == 1 { format!("{stem}.json") } else { format!("{stem}.rank{}.json", trace.ranks[p].rank) };
                 let mut bytes = Vec::new();
-                write_chrome(rank, r, &mut bytes).expect("writing to memory");
-                OutFile { name, bytes }
+                write_chrome(trace, p, r, &mut bytes).map_err(|e| e.to_string())?;
+                Ok(OutFile { name, bytes })
             })
-            .collect());
+            .collect();
     }
     let p = profile::build(trace, &Options { ranks: positions, range: r.range });
     let (cpu, gpu) = (p.cpu_ns(), p.gpu_ns());
@@ -103,16 +105,27 @@ pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<
     Ok(vec![OutFile { name: format!("{stem}{}", format.extension()), bytes }])
 }
 
-/// One rank as Chrome-trace JSON to `w`: its events that overlap the range and are of the
-/// categories (the CLI streams it to its file).
-pub fn write_chrome(rank: &crate::model::RankTrace, r: &Request, w: &mut impl std::io::Write) -> std::io::Result<()> {
+/// One rank (position `p` of `trace`) as Chrome-trace JSON to `w`: its events that overlap the
+/// range and are of the categories, and with `counters` the counter tracks (the CLI streams it to
+/// its file).
+pub fn write_chrome(trace: &Trace, p: usize, r: &Request, w: &mut impl std::io::Write) -> std::io::Result<()> {
+    let rank = &trace.ranks[p];
     let ev = &rank.events;
     let (lo, hi) = r.range.unwrap_or((i64::MIN, i64::MAX));
+    let in_range = |start: i64, end: i64| r.range.is_none() || (start < hi && end >= lo);
     let keep = |e: u32| {
         let e = e as usize;
-        let (start, end) = (ev.ts[e], ev.ts[e] + ev.dur[e]);
-        let in_range = r.range.is_none() || (start < hi && end >= lo);
-        in_range && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
+        in_range(ev.ts[e], ev.ts[e] + ev.dur[e]) && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
     };
-    super::chrome::write_rank_filtered(rank, &keep, w)
+    let mut extra = Vec::new();
+    if r.counters {
+        let a = crate::analysis::registry::find("counters").expect("registered");
+        let ctx = crate::analysis::api::Context::with_frames(trace, None, false, vec![p]);
+        let params = crate::analysis::params::Params::new(a.options, std::iter::empty()).map_err(|e| std::io::Error::other(e.0))?;
+        let report = (a.run)(&ctx, &params).map_err(|e| std::io::Error::other(e.0))?;
+        for t in report.traces.iter().filter(|t| t.rank == p) {
+            extra.extend(t.counters.iter().filter(|s| in_range(s.ts_ns, s.ts_ns)).map(|s| super::trace_out::counter_event(rank, s)));
+        }
+    }
+    super::chrome::write_rank_filtered(rank, &extra, &keep, w)
 }

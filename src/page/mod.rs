@@ -280,7 +280,7 @@ impl Workspace {
             ));
         }
         let stem = export_stem(&self.trace);
-        let mut files = export(&self.trace, format, &Request { ranks, range, gpu, cats: Vec::new() }, &stem).map_err(AnalysisError)?;
+        let mut files = export(&self.trace, format, &Request { ranks, range, gpu, ..Request::default() }, &stem).map_err(AnalysisError)?;
         Ok(files.remove(0))
     }
 
