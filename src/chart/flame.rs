@@ -11,6 +11,7 @@
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::draw::{e2s, empty, header, Hover};
 use super::style::{fit, number, text_size, Style};
@@ -18,6 +19,9 @@ use crate::table::FlameFrame;
 
 /// Height of one row, CSS pixels.
 const ROW: f64 = 18.0;
+
+/// The fewest characters a name cut in the middle keeps (ellipsis included) to be written.
+const MIN_CUT: usize = 6;
 
 /// How much darker the frame colours are on the dark background (less glare, text still dark).
 const DARKER: f64 = 0.1;
@@ -163,6 +167,11 @@ pub(super) fn flame<DB: DrawingBackend>(
         None => title.to_string(),
     };
     let plot = header(area, st, hover, &heading, &[])?;
+    if needle.is_some() {
+        // the count of matches hovers too (the page's tests read it there)
+        let (ax, ay) = area.get_base_pixel();
+        hover.add((ax, ay), (ax + area.dim_in_pixel().0 as i32, plot.get_base_pixel().1), heading.clone());
+    }
     let (w, h) = plot.dim_in_pixel();
     let margin = st.px(12.0);
     let (left, width) = (margin, (w as i32 - 2 * margin).max(1));
@@ -186,7 +195,6 @@ pub(super) fn flame<DB: DrawingBackend>(
     let y = |depth: u32| (depth as i32 - top) * row;
     let three = text_size(&plot, "abc", &lf).0 as i32;
     let pad = st.px(4.0);
-    let text_h = text_size(&plot, "Ag", &lf).1 as i32;
 
     // callers first (full width, dimmed), then the frames inside the view
     let shown = view.callers.iter().map(|&i| (i, true)).chain(view.inside.iter().map(|&i| (i, false)));
@@ -215,10 +223,11 @@ pub(super) fn flame<DB: DrawingBackend>(
         plot.draw(&Rectangle::new([(x0, y0), (x1, y1)], fill.filled())).map_err(e2s)?;
         let inner = x1 - x0 - 2 * pad;
         if inner >= three {
-            let font = ("sans-serif", 12.0 * st.scale).into_font().color(&ink(fill));
+            let font = ("sans-serif", 12.0 * st.scale).into_font().color(&ink(fill)).pos(Pos::new(HPos::Left, VPos::Center));
             let label = fit(&plot, &f.name, &font, inner as u32);
-            if label.chars().count() >= 3 {
-                plot.draw(&Text::new(label, (x0 + pad, y0 + (row - gap - text_h) / 2), font)).map_err(e2s)?;
+            // a name cut to a few characters (`a…2d`) says nothing: none then
+            if label == f.name || label.chars().count() >= MIN_CUT {
+                plot.draw(&Text::new(label, (x0 + pad, y0 + (row - gap) / 2), font)).map_err(e2s)?;
             }
         }
         let share = 100.0 * f.total / view.total();
@@ -358,6 +367,7 @@ mod tests {
         let (s, r) = styled(&chart(frames(), None, Some("ALPHA")), &Style::LIGHT);
         // alpha, alpha_inner and the alpha under beta match; alpha's 60 and the other alpha's 10 count
         assert!(has_text(&s, "T · 3 frames match “ALPHA”: 70 % of the view"), "{s}");
+        assert!(r.iter().any(|r| r.frame.is_none() && r.text == "T · 3 frames match “ALPHA”: 70 % of the view" && r.y0 == 0.0), "{r:?}");
         assert_eq!(s.matches(&fill(grey(&Style::LIGHT))).count(), 3, "root, run, beta: {s}");
         assert_eq!(s.matches(&fill(warm("alpha"))).count(), 2);
         assert!(!s.contains(&fill(warm("beta"))));
@@ -373,11 +383,20 @@ mod tests {
     #[test]
     fn long_names_are_cut_in_the_middle_and_narrow_frames_have_none() {
         let long = format!("void at::native::elementwise_kernel<{}>_end", "x".repeat(400));
-        let f = vec![frame("root", 0, 0.0, 100.0, 0.0), frame(&long, 1, 0.0, 30.0, 30.0), frame("tiny_but_named", 1, 30.0, 0.2, 0.2)];
+        let f = vec![
+            frame("root", 0, 0.0, 100.0, 0.0),
+            frame(&long, 1, 0.0, 30.0, 30.0),
+            frame("tiny_but_named", 1, 30.0, 0.2, 0.2),
+            frame("aten::cudnn_convolution", 1, 40.0, 4.0, 4.0),
+            frame("relu", 1, 50.0, 4.0, 4.0),
+        ];
         let (s, r) = styled(&chart(f, None, None), &Style::LIGHT);
         assert!(s.contains('…') && s.contains("_end\n</text>"), "{s}");
         assert!(!s.contains(&"x".repeat(100)));
         assert!(!s.contains("tiny"), "a 2 px frame has no label: {s}");
+        // 35 px: a short name whole, a long one not cut to a few characters
+        assert!(has_text(&s, "relu"), "{s}");
+        assert!(!s.contains("aten") && !s.contains("on\n</text>"), "{s}");
         assert!(of(&r, 1).text.starts_with(&format!("{long}\n")));
         assert_eq!(of(&r, 2).x1 - of(&r, 2).x0, 1.0, "one pixel at least");
     }
