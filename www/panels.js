@@ -4,7 +4,7 @@
 // what report.js shows. It runs when first opened, when HTA mode is toggled, and on Run (or Enter in a field).
 // The selected tab is in the URL hash (`#tab=name`).
 import { $, el } from './dom.js';
-import { parseExact, renderReport, reportHooks } from './report.js';
+import { download, parseExact, renderReport, reportHooks } from './report.js';
 import { diffPanel } from './diff.js';
 import { mainWasm } from './platform.js';
 import { hashState, message, setHash } from './page-state.js';
@@ -191,11 +191,38 @@ function buildPanel(a) {
   el('h2', {}, a.title),
   // the registry's API names carry a reference into our HTA spec, which means nothing to users
   el('p', { class: 'about' }, a.about, a.hta_api ? el('span', { class: 'hta-api' }, ` · HTA: ${a.hta_api.replace(/\s*\(SPEC[^)]*\)/, '')}`) : ''),
-  form, parts.error, parts.notes, parts.files, parts.charts, parts.tables);
+  form, ...(a.name === FLAME ? [exportButtons(() => panel.run)] : []), parts.error, parts.notes, parts.files, parts.charts, parts.tables);
   panel.run = { analysis: a.name, form, hta, ranks, status, parts, seq: 0 };
   form.addEventListener('submit', (e) => { e.preventDefault(); runPanel(panel); });
   hta.addEventListener('change', () => runPanel(panel));
   return panel;
+}
+
+const FLAME = 'flame';
+/** The export formats of the flame panel's stacks: [format (Session.export's), button label]. */
+const EXPORTS = [['pprof', 'pprof'], ['folded', 'Folded'], ['speedscope', 'speedscope'], ['chrome', 'Chrome trace']];
+
+/** The flame panel's export buttons: each asks the worker for the stacks of the panel's options and ranks in one
+ * format ({type:'export'}) and downloads the file it answers with, named as it says; a failure shows beside it. */
+function exportButtons(run) {
+  return el('div', { class: 'files exports' }, el('span', { class: 'exports-label' }, 'Export stacks:'), ...EXPORTS.map(([format, label]) => {
+    const b = el('button', { type: 'button', class: 'export', 'data-format': format }, label);
+    b.addEventListener('click', async () => {
+      const r = run();
+      const { measure, range } = options(r);
+      b.disabled = true;
+      if (b.nextElementSibling?.classList.contains('inline-error')) b.nextElementSibling.remove();
+      try {
+        const out = await trace.ask({ type: 'export', format, params: { measure, range }, ranks: r.ranks.value.trim() });
+        download(new Blob([out.bytes]), out.name);
+      } catch (e) {
+        b.after(el('span', { class: 'inline-error' }, ` could not export ${label}: ${message(e)}`));
+      } finally {
+        b.disabled = false;
+      }
+    });
+    return b;
+  }));
 }
 
 /** Rank numbers (text, ascending) as `0-3, 5`. */

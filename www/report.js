@@ -68,24 +68,103 @@ function fileButton(f, hooks) {
 }
 
 // ---- charts -----------------------------------------------------------------------------------------------
+/** A flame graph's canvas size, CSS pixels: taller than the others (one row per stack depth). */
+const FLAME_SIZE = [900, 560];
+const isFlame = (chart) => chart.type === 'flame';
+const sizeOf = (chart, hooks) => (isFlame(chart) ? FLAME_SIZE : hooks.chartSize);
+
 function chartFigure(chart, i, hooks) {
-  const [w, h] = hooks.chartSize;
+  const [w, h] = sizeOf(chart, hooks);
   const id = `${hooks.prefix}-chart-${i}`;
   const canvas = el('canvas', { id, width: w, height: h, 'aria-label': chart.title ?? `chart ${i + 1}`, role: 'img' });
   const png = el('button', { type: 'button', class: 'download', 'data-png': id }, 'PNG');
   png.addEventListener('click', () => canvas.toBlob((blob) => blob && download(blob, `${slug(chart.title) || `${hooks.prefix}-chart-${i + 1}`}.png`)));
-  return el('figure', { class: 'chart', 'data-chart': i }, canvas, el('div', { class: 'chart-tip', hidden: '' }), el('figcaption', {}, png));
+  const tools = isFlame(chart) ? [flameTools()] : [];
+  return el('figure', { class: 'chart', 'data-chart': i }, ...tools, canvas, el('div', { class: 'chart-tip', hidden: '' }), el('figcaption', {}, png));
 }
 
 function drawOne(figure, chart, hooks) {
   const canvas = figure.querySelector('canvas');
   try {
-    paint(canvas, ...hooks.chartSize, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale));
+    if (isFlame(chart)) flameView(figure, chart, hooks);
+    else paint(canvas, ...hooks.chartSize, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale));
     hoverTip(canvas, figure.querySelector('.chart-tip'));
   } catch (e) {
     console.warn('draw_chart failed:', e);
     figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));
   }
+}
+
+// ---- flame graph: zoom and search ------------------------------------------------------------------
+// Rust draws every picture (chart/flame.rs); here the chart's JSON gets `zoom` (a frame index, from the hover region
+// clicked) or `search` (the text typed) and is drawn again. The view is kept on the figure: data-zoom (the frame
+// index; absent: the whole graph) and data-search (the text; absent: none).
+
+/** The toolbar above a flame graph: search field, Reset zoom, the zoom root. */
+function flameTools() {
+  return el('div', { class: 'toolbar flame-tools' },
+    el('input', { type: 'search', class: 'flame-search', placeholder: 'Search frames', 'aria-label': 'Search frames (their names contain the text)' }),
+    el('button', { type: 'button', class: 'flame-reset', disabled: '' }, 'Reset zoom'),
+    el('span', { class: 'flame-zoom' }));
+}
+
+/** Draws the flame graph `chart` on `figure`'s canvas and wires its toolbar: click a frame to zoom on it, type to
+ * search, Reset (or Escape in the figure) to see the whole graph again. */
+function flameView(figure, chart, hooks) {
+  const canvas = figure.querySelector('canvas');
+  const [search, reset, where] = ['.flame-search', '.flame-reset', '.flame-zoom'].map((s) => figure.querySelector(s));
+  const view = { ...chart, zoom: null, search: null }; // a copy: the report's chart stays as Rust sent it
+  canvas.tabIndex = 0;
+  canvas.classList.add('flame');
+  const tip = figure.querySelector('.chart-tip');
+  const draw = () => {
+    paint(canvas, ...FLAME_SIZE, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(view), dark, scale));
+    tip.hidden = true; // its text was of the picture before
+    reset.disabled = view.zoom === null;
+    where.textContent = view.zoom === null ? 'Whole graph · click a frame to zoom on it' : `Zoomed on ${chart.frames[view.zoom]?.name ?? ''}`;
+    if (view.zoom === null) delete figure.dataset.zoom;
+    else figure.dataset.zoom = String(view.zoom);
+    if (view.search === null) delete figure.dataset.search;
+    else figure.dataset.search = view.search;
+  };
+  const zoom = (i) => {
+    if (view.zoom === i) return;
+    view.zoom = i;
+    draw();
+  };
+  canvas.addEventListener('click', (e) => {
+    const r = canvas.getBoundingClientRect();
+    const k = Number(canvas.dataset.cssWidth) / r.width || 1;
+    const [x, y] = [(e.clientX - r.left) * k, (e.clientY - r.top) * k];
+    const size = (g) => (g.x1 - g.x0) * (g.y1 - g.y0);
+    let best = null;
+    for (const g of canvas.regions ?? []) {
+      if (g.frame !== undefined && x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1 && (!best || size(g) < size(best))) best = g;
+    }
+    if (best) zoom(best.frame);
+  });
+  reset.addEventListener('click', () => zoom(null));
+  // Escape anywhere in the panel (a panel run again makes a new figure: the old one's listener goes)
+  const panel = figure.closest('.panel') ?? figure;
+  const escape = (e) => {
+    if (!figure.isConnected) panel.removeEventListener('keydown', escape);
+    else if (e.key === 'Escape' && view.zoom !== null) {
+      e.preventDefault();
+      zoom(null);
+    }
+  };
+  panel.addEventListener('keydown', escape);
+  let typing = 0;
+  search.addEventListener('input', () => {
+    clearTimeout(typing);
+    typing = setTimeout(() => {
+      const text = search.value.trim();
+      if ((text || null) === view.search) return;
+      view.search = text || null;
+      draw();
+    }, 150);
+  });
+  draw();
 }
 
 /** Sizes `canvas` to w×h CSS pixels with devicePixelRatio device pixels each (crisp on high-DPI screens);
@@ -347,7 +426,8 @@ const byValue = (a, b) => {
 };
 
 // ---- helpers -----------------------------------------------------------------------------------------------
-function download(blob, name) {
+/** Saves `blob` as a file called `name` (the browser's download). */
+export function download(blob, name) {
   const url = URL.createObjectURL(blob);
   const a = el('a', { href: url, download: name });
   document.body.append(a);

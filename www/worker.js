@@ -7,6 +7,8 @@
 //        (slot: 'trace' unless given; split: other SPLIT_MIN / BLOCK_BYTES, for tests and benchmarks)
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
+//      {type:'export', id, format: pprof|folded|speedscope|chrome, params: {measure, range}, ranks: text}
+//        (the flame panel's stacks as a file: Session.export → {name, bytes})
 //      {type:'dashboard', id}   (the Overview's dashboard: {html, charts} JSON)
 //      {type:'save', id, views: [{analysis, params, ranks, hta}], generated: text}   (the saved report: {html, charts} JSON)
 //      {type:'diff', id, pair: bool, params: {name: text}, control_ranks: text, test_ranks: text, hta: bool}
@@ -15,7 +17,7 @@
 //        job: Uint8Array, start, end}   (a parse helper, see below)
 // Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json, failed: [{file, message}],
 //      wasmMemoryBytes, blocks, prepared} | {type:'error', slot, message}             (parse)
-//      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array} | {type:'failed', id, message}
+//      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array, name?} | {type:'failed', id, message}
 //      {type:'prepared'}   (the standby is ready)
 //      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message}
 //        (helper)
@@ -64,6 +66,10 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'file') answer(data.id, () => {
     const bytes = session('trace').report_file(data.analysis, data.name);
     return [{ type: 'file', bytes }, [bytes.buffer]];
+  });
+  else if (data.type === 'export') answer(data.id, () => {
+    const out = session('trace').export(data.format, JSON.stringify(data.params ?? {}), data.ranks ?? '');
+    return [{ type: 'file', bytes: out.bytes, name: out.name }, [out.bytes.buffer]];
   });
   else if (data.type === 'diff') answer(data.id, () => {
     const t0 = performance.now();

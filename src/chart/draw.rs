@@ -4,7 +4,8 @@
 //! Every chart has the same frame: its title, a legend strip under it (never over the data), and
 //! the plot with a few light grid lines and label areas sized to the measured labels. Drawing
 //! returns hover [`Region`]s (what the page shows under the pointer); the CLI ignores them.
-//! The chart kinds are drawn by `bars.rs` (categories) and `plots.rs` (the others).
+//! The chart kinds are drawn by `bars.rs` (categories), `flame.rs` (the flame graph) and `plots.rs`
+//! (the others).
 
 use std::ops::Range;
 
@@ -37,6 +38,10 @@ pub struct Region {
     pub y1: f64,
     /// Lines of text.
     pub text: String,
+    /// The index of the flame graph frame drawn here (`Chart::Flame`'s `frames`): the page zooms
+    /// on it when clicked. Other charts leave it out.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub frame: Option<usize>,
 }
 
 /// The hover regions of one chart as they are drawn, in device pixels of the whole area.
@@ -52,9 +57,18 @@ impl Hover {
 
     /// A region between two corners in backend pixels (any order).
     pub(super) fn add(&mut self, a: (i32, i32), b: (i32, i32), text: String) {
+        self.add_region(a, b, text, None);
+    }
+
+    /// A region of flame graph frame `frame`.
+    pub(super) fn add_frame(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: usize) {
+        self.add_region(a, b, text, Some(frame));
+    }
+
+    fn add_region(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: Option<usize>) {
         let (x0, x1) = (a.0.min(b.0) - self.base.0, a.0.max(b.0) - self.base.0);
         let (y0, y1) = (a.1.min(b.1) - self.base.1, a.1.max(b.1) - self.base.1);
-        self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text });
+        self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text, frame });
     }
 }
 
@@ -73,7 +87,7 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) ->
 /// Draws `chart` on `area` in `style`; returns its hover regions in CSS pixels (device pixels
 /// divided by `style.scale`), at most [`MAX_REGIONS`].
 pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart, style: &Style) -> Result<Vec<Region>, String> {
-    use super::{bars, plots};
+    use super::{bars, flame, plots};
     ensure_font()?;
     area.fill(&style.background()).map_err(e2s)?;
     let mut h = Hover::new(area);
@@ -93,8 +107,7 @@ pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Ch
         Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
         Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
-        // drawn by chart/flame.rs (to come); until then, its title
-        Chart::Flame { title, .. } => empty(area, st, title),
+        Chart::Flame { title, unit, frames, zoom, search } => flame::flame(area, st, &mut h, title, unit, frames, *zoom, search.as_deref()),
     }?;
     Ok(css_pixels(h.regions, style.scale))
 }

@@ -3,6 +3,7 @@
 
 mod bars;
 pub mod draw;
+mod flame;
 pub mod kinds;
 mod plots;
 #[cfg(not(target_arch = "wasm32"))]
