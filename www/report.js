@@ -68,10 +68,14 @@ function fileButton(f, hooks) {
 }
 
 // ---- charts -----------------------------------------------------------------------------------------------
-/** A flame graph's canvas size, CSS pixels: taller than the others (one row per stack depth). */
-const FLAME_SIZE = [900, 560];
+/** A flame graph's canvas size, CSS pixels: as tall as its deepest stack needs (flame.rs draws an 18 px row per
+ * depth under a 70 px header), between 220 and 560. */
+const flameSize = (chart) => {
+  const rows = 1 + chart.frames.reduce((m, f) => Math.max(m, f.depth instanceof Num ? f.depth.n : Number(f.depth)), 0);
+  return [900, Math.min(560, Math.max(220, 90 + rows * 19))];
+};
 const isFlame = (chart) => chart.type === 'flame';
-const sizeOf = (chart, hooks) => (isFlame(chart) ? FLAME_SIZE : hooks.chartSize);
+const sizeOf = (chart, hooks) => (isFlame(chart) ? flameSize(chart) : hooks.chartSize);
 
 function chartFigure(chart, i, hooks) {
   const [w, h] = sizeOf(chart, hooks);
@@ -118,7 +122,7 @@ function flameView(figure, chart, hooks) {
   canvas.classList.add('flame');
   const tip = figure.querySelector('.chart-tip');
   const draw = () => {
-    paint(canvas, ...FLAME_SIZE, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(view), dark, scale));
+    paint(canvas, ...flameSize(chart), (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(view), dark, scale));
     tip.hidden = true; // its text was of the picture before
     reset.disabled = view.zoom === null;
     where.textContent = view.zoom === null ? 'Whole graph · click a frame to zoom on it' : `Zoomed on ${chart.frames[view.zoom]?.name ?? ''}`;

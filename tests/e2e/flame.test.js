@@ -1,11 +1,13 @@
 // Browser end-to-end tests of the flame graph panel (www/report.js flameView, src/chart/flame.rs) on the bundled
 // sample: the picture, its table against `kinetoscope flame --json`, zoom by a click on a frame and back (Reset,
-// Escape), search, measure=gpu, the dark theme, and the export buttons' presence (their downloads are tested with
-// the wasm export). Screenshots go to tests/e2e/out/. Shared setup and checks: setup.js and harness.js.
+// Escape), search, measure=gpu, the dark theme, and the export buttons (each download equals `kinetoscope export`'s
+// file). Screenshots go to tests/e2e/out/. Shared setup and checks: setup.js and harness.js.
 import assert from 'node:assert/strict';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { cliAnalysis, dist, openTab, screenshot, waitDone, waitPanel } from './harness.js';
+import { cliAnalysis, cliRun, dist, download, openTab, screenshot, waitDone, waitPanel } from './harness.js';
 import { assertClean, assertPanelShows, open, sampleName, server, setUp } from './setup.js';
 
 setUp();
@@ -78,7 +80,8 @@ test('(f) the flame graph: drawn from Rust, the CLI\'s table, zoom on a click, R
   const first = await flameStats(page);
   let view = await flameView(page);
   assert.equal(view.cssWidth, 900);
-  assert.equal(first.total, 900 * 560, 'the flame canvas is 900×560 (at devicePixelRatio 1)');
+  // 900 wide, as tall as the deepest stack needs (220-560 px; the sample's stacks are 10 deep)
+  assert.equal(first.total, 900 * (90 + 10 * 19), 'the flame canvas is 900×280 (at devicePixelRatio 1)');
   assert.ok(first.ink > 40_000, `painted pixels: ${first.ink}`);
   assert.ok(first.colours >= 6, `distinct frame colours: ${first.colours}`);
   assert.ok(first.grey < 3000, `no search: no grey frames (only the edges of text): ${first.grey}`);
@@ -163,4 +166,32 @@ test('(f) the flame graph: drawn from Rust, the CLI\'s table, zoom on a click, R
   await screenshot(dark, 'flame-dark');
   assertClean(dark);
   await dark.close();
+});
+
+test('(z) the flame panel\'s export buttons download what kinetoscope export writes, byte for byte', async () => {
+  const dir = path.join(dist, 'sample');
+  const out = mkdtempSync(path.join(os.tmpdir(), 'kinetoscope-flame-export-'));
+  try {
+    const page = await open(`${server.url}#sample=1&tab=flame`);
+    await waitDone(page);
+    await waitPanel(page, 'flame');
+    for (const [measure, extra] of [['cpu', []], ['gpu', ['--gpu']]]) {
+      if (measure === 'gpu') {
+        await page.fill('#panel-flame input[data-opt="measure"]', 'gpu');
+        await page.click('#panel-flame button[type=submit]');
+        await waitPanel(page, 'flame');
+      }
+      for (const format of ['pprof', 'folded', 'speedscope', 'chrome']) {
+        const got = await download(page, `#panel-flame button.export[data-format="${format}"]`);
+        const file = path.join(out, got.name);
+        const r = cliRun(dir, ['export', format, sampleName, '-o', file, ...extra]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.ok(got.bytes.equals(readFileSync(file)), `${measure} ${format}: ${got.name} is the CLI's file (${got.bytes.length} vs ${readFileSync(file).length} bytes)`);
+      }
+    }
+    assertClean(page);
+    await page.close();
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
