@@ -538,6 +538,14 @@ fn export_writes_profiles_and_refuses_what_it_cannot_do() {
         with.contains("{\"ph\": \"C\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"ts\": 80, \"args\": {\"Memcpy BW\": 0}}"),
         "the counters analysis' tracks: {with}"
     );
+    // one profile per rank
+    let o = run(&["export", "folded", "analysis/summary", "-o", &path("per"), "--per-rank", "--gpu"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let mut names: Vec<String> =
+        std::fs::read_dir(dir.join("per")).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["per.rank0.folded", "per.rank1.folded"]);
+    assert!(!std::fs::read_to_string(dir.join("per/per.rank1.folded")).unwrap().contains("rank 1;"), "one rank: no rank frame");
     // refusals
     let same = run(&["export", "folded", &path("n.folded"), "-o", &path("n.folded")]);
     assert_eq!(same.status.code(), Some(1));

@@ -36,6 +36,10 @@ pub struct Args {
     /// chrome: only events of these categories, e.g. kernel,cpu_op.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     cats: Vec<String>,
+    /// pprof, folded, speedscope: one file per rank into the folder OUT (default: one file, ranks as
+    /// labels in pprof, as root frames in folded and speedscope).
+    #[arg(long)]
+    per_rank: bool,
     /// chrome: add counter tracks (queue length and memory bandwidth per stream, as the counters analysis).
     #[arg(long)]
     counters: bool,
@@ -51,7 +55,7 @@ pub fn run(a: Args) -> Result<()> {
     let range = a.range.as_deref().map(parse_range).transpose().map_err(|e| anyhow::anyhow!("--range: {e}"))?;
     let stem = a.out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "trace".into());
     let stem = stem.strip_suffix(format.extension()).unwrap_or(&stem).to_string();
-    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats, counters: a.counters };
+    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats, counters: a.counters, per_rank: a.per_rank };
     if format == Format::Chrome {
         // streamed rank by rank: a Chrome trace is as large as its input
         let several = request.ranks.len() > 1;
@@ -70,10 +74,20 @@ pub fn run(a: Args) -> Result<()> {
         return Ok(());
     }
     let files = export(&trace, format, &request, &stem).map_err(anyhow::Error::msg)?;
-    for f in &files {
-        write_whole(&a.out, |w| w.write_all(&f.bytes))?;
+    match files.as_slice() {
+        [one] => write_whole(&a.out, |w| w.write_all(&one.bytes))?,
+        many => {
+            std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
+            for f in many {
+                write_whole(&a.out.join(&f.name), |w| w.write_all(&f.bytes))?;
+            }
+        }
     }
-    eprintln!("wrote {}", a.out.display());
+    eprintln!(
+        "wrote {}{}",
+        a.out.display(),
+        if files.len() > 1 { format!(" ({} files, one per rank)", files.len()) } else { String::new() }
+    );
     Ok(())
 }
 

@@ -57,6 +57,9 @@ pub struct Request {
     pub gpu: bool,
     /// Chrome trace: only events of these categories (empty: all).
     pub cats: Vec<String>,
+    /// pprof, folded, speedscope: one file per rank (`stem.rankN.ext`) instead of one with the
+    /// ranks as labels (pprof) or root frames (folded, speedscope).
+    pub per_rank: bool,
     /// Chrome trace: add the counter tracks of the `counters` analysis (queue length and memory
     /// bandwidth per stream, HTA's `generate_trace_with_counters`), in the range.
     pub counters: bool,
@@ -86,6 +89,15 @@ pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<
                 Ok(OutFile { name, bytes })
             })
             .collect();
+    }
+    if r.per_rank && positions.len() > 1 {
+        let mut files = Vec::new();
+        for &p in &positions {
+            let one = Request { ranks: vec![p], per_rank: false, ..r.clone() };
+            let mut f = export(trace, format, &one, &format!("{stem}.rank{}", trace.ranks[p].rank))?;
+            files.append(&mut f);
+        }
+        return Ok(files);
     }
     let p = profile::build(trace, &Options { ranks: positions, range: r.range });
     let (cpu, gpu) = (p.cpu_ns(), p.gpu_ns());

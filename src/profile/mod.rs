@@ -254,7 +254,7 @@ impl Builder {
                 if start > end || (start == end && (start < lo || start >= hi)) {
                     continue;
                 }
-                let name = self.name(&r.full_name(e as EventId));
+                let name = self.name(r.name(e as EventId));
                 spans.push((start, end, name, e as EventId));
             }
             self.p.cpu_spans += spans.len() as u64;
@@ -355,7 +355,7 @@ impl Builder {
                     })
                 }
             };
-            let name = self.name(&r.full_name(e as EventId));
+            let name = self.name(r.name(e as EventId));
             let device = ev.int_arg(e as EventId, crate::model::IntArg::Device).unwrap_or(-1);
             let key = (node, name, ev.stream[e], device);
             let i = *at.entry(key).or_insert_with(|| {
