@@ -538,6 +538,11 @@ fn export_writes_profiles_and_refuses_what_it_cannot_do() {
         with.contains("{\"ph\": \"C\", \"name\": \"Memcpy HtoD\", \"pid\": 0, \"ts\": 80, \"args\": {\"Memcpy BW\": 0}}"),
         "the counters analysis' tracks: {with}"
     );
+    // kernel sequences marked as the sequences analysis marks them, names and args kept
+    let o = run(&["export", "chrome", "analysis/sequences.json", "-o", &path("patterns.json"), "--patterns", "aten::linear"]);
+    assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));
+    let marked = std::fs::read_to_string(dir.join("patterns.json")).unwrap();
+    assert!(marked.contains("\"Patterns\": {\"aten::linear|gemm_a|bias_add|relu\":3}"), "{marked}");
     // one profile per rank
     let o = run(&["export", "folded", "analysis/summary", "-o", &path("per"), "--per-rank", "--gpu"]);
     assert_eq!(o.status.code(), Some(0), "stderr: {}", stderr(&o));

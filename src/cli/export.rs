@@ -43,6 +43,9 @@ pub struct Args {
     /// chrome: add counter tracks (queue length and memory bandwidth per stream, as the counters analysis).
     #[arg(long)]
     counters: bool,
+    /// chrome: mark the kernels of the top kernel sequences this operator launches (as the sequences analysis).
+    #[arg(long, value_name = "OPERATOR")]
+    patterns: Option<String>,
 }
 
 /// Runs `export`.
@@ -55,7 +58,7 @@ pub fn run(a: Args) -> Result<()> {
     let range = a.range.as_deref().map(parse_range).transpose().map_err(|e| anyhow::anyhow!("--range: {e}"))?;
     let stem = a.out.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_else(|| "trace".into());
     let stem = stem.strip_suffix(format.extension()).unwrap_or(&stem).to_string();
-    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats, counters: a.counters, per_rank: a.per_rank };
+    let request = Request { ranks, range, gpu: a.gpu, cats: a.cats, counters: a.counters, patterns: a.patterns, per_rank: a.per_rank };
     if format == Format::Chrome {
         // streamed rank by rank: a Chrome trace is as large as its input
         let several = request.ranks.len() > 1;

@@ -79,7 +79,7 @@ pub fn write_rank_filtered(r: &RankTrace, extra: &[String], keep: &dyn Fn(u32) -
 }
 
 /// Writes the rows of `r` that `keep(row)`, each edited by `edit(row)`, then the `extra` events.
-fn write_rank_kept(
+pub fn write_rank_kept(
     r: &RankTrace,
     extra: &[String],
     edit: &dyn Fn(u32) -> Option<EventEdit>,

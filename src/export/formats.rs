@@ -63,6 +63,9 @@ pub struct Request {
     /// Chrome trace: add the counter tracks of the `counters` analysis (queue length and memory
     /// bandwidth per stream, HTA's `generate_trace_with_counters`), in the range.
     pub counters: bool,
+    /// Chrome trace: mark the kernels of the top kernel sequences this operator launches (the
+    /// `sequences` analysis' `Patterns` args, HTA's overlaid trace; names and args kept).
+    pub patterns: Option<String>,
 }
 
 /// A file to write: its name (no folder) and its bytes.
@@ -139,5 +142,22 @@ pub fn write_chrome(trace: &Trace, p: usize, r: &Request, w: &mut impl std::io::
             extra.extend(t.counters.iter().filter(|s| in_range(s.ts_ns, s.ts_ns)).map(|s| super::trace_out::counter_event(rank, s)));
         }
     }
-    super::chrome::write_rank_filtered(rank, &extra, &keep, w)
+    let mut marks = crate::table::Marks::new();
+    if let Some(op) = &r.patterns {
+        let a = crate::analysis::registry::find("sequences").expect("registered");
+        let ctx = crate::analysis::api::Context::with_frames(trace, None, false, vec![p]);
+        let given = [("operator_name", op.as_str()), ("compress_other_kernels", "false"), ("rank", "")];
+        let params = crate::analysis::params::Params::new(a.options, given).map_err(|e| std::io::Error::other(e.0))?;
+        let report = (a.run)(&ctx, &params).map_err(|e| std::io::Error::other(format!("--patterns: {}", e.0)))?;
+        for t in report.traces.into_iter().filter(|t| t.rank == p) {
+            marks.extend(t.marks);
+        }
+    }
+    let edit = |e: u32| {
+        marks.get(&e).map(|m| super::chrome::EventEdit {
+            extra_args: vec![("Patterns".into(), serde_json::Value::Object(m.iter().cloned().collect()))],
+            ..Default::default()
+        })
+    };
+    super::chrome::write_rank_kept(rank, &extra, &edit, &keep, w)
 }
