@@ -258,7 +258,7 @@ fn self_times_add_up_to_each_threads_span_on_every_trace() {
     assert!(checked >= 20, "checked {checked} traces");
 }
 
-/// `go tool pprof -top` reads the pprof file and reports the profile's totals (when Go is
+/// `go tool pprof -top` and `-raw` read the pprof file and report the profile's totals (when Go is
 /// installed: Debian's golang-go; without it the schema-decoding tests above stand).
 #[test]
 fn go_pprof_reads_the_file() {
@@ -290,5 +290,18 @@ fn go_pprof_reads_the_file() {
         };
         assert_eq!((num.parse::<f64>().unwrap() * scale).round() as i64, want_ns, "{index}: {text}");
     }
+    // -raw lists every sample with its three values: their sums are the profile's
+    let raw = std::process::Command::new("go").args(["tool", "pprof", "-raw"]).arg(&file).output().expect("go tool pprof -raw");
+    let text = String::from_utf8_lossy(&raw.stdout);
+    assert!(text.contains("wall/nanoseconds gpu/nanoseconds events/count"), "{text}");
+    let mut sums = [0i64; 3];
+    let samples = text.split("\nLocations").next().unwrap_or_default();
+    for line in samples.lines().filter(|l| l.contains(": ") && l.trim_start().starts_with(|c: char| c.is_ascii_digit())) {
+        let values: Vec<i64> = line.split(':').next().unwrap().split_whitespace().map(|v| v.parse().unwrap()).collect();
+        for (s, v) in sums.iter_mut().zip(values) {
+            *s += v;
+        }
+    }
+    assert_eq!(sums, [p.cpu_ns(), p.gpu_ns(), 8 + 2], "{text}");
     let _ = std::fs::remove_file(&file);
 }
