@@ -29,6 +29,7 @@ pub mod overview;
 pub mod params;
 pub mod queue;
 pub mod registry;
+pub mod rocprof_stats;
 pub mod sequences;
 pub mod series;
 pub mod stats;

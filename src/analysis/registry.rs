@@ -20,6 +20,7 @@ pub const ANALYSES: &[Analysis] = &[
     super::annotated_kernels::ANALYSIS,
     super::sequences::ANALYSIS,
     super::cupti::ANALYSIS,
+    super::rocprof_stats::ANALYSIS,
     // launch & CPU: launch statistics, ATen-op delays, queue length (SPEC §2.9, §2.10, §2.5–2.6)
     super::flame::ANALYSIS,
     super::launch::ANALYSIS,
@@ -127,7 +128,7 @@ mod tests {
         let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
         assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
         let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
-        assert_eq!(names.len(), 19);
+        assert_eq!(names.len(), 20);
         assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
     }
 }

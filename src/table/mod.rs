@@ -80,12 +80,16 @@ pub struct Table {
     pub name: String,
     /// Columns, in display order.
     pub columns: Vec<Column>,
+    /// CSV: quote the header and every text cell, as rocprof's `stats.csv` does (default: only
+    /// what needs it).
+    #[serde(skip)]
+    pub quote_text: bool,
 }
 
 impl Table {
     /// An empty table.
     pub fn new(name: &str) -> Table {
-        Table { name: name.to_string(), columns: Vec::new() }
+        Table { name: name.to_string(), columns: Vec::new(), quote_text: false }
     }
 
     /// Adds a column (builder style). All columns must have the same length.

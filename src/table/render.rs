@@ -25,10 +25,17 @@ pub(crate) fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 impl Table {
     /// CSV with a header line; `\n` line ends.
     pub fn to_csv(&self) -> String {
-        let mut out = self.columns.iter().map(|c| csv_field(&c.name)).collect::<Vec<_>>().join(",");
+        let field = |s: &str, text: bool| -> String {
+            if self.quote_text && text {
+                format!("\"{}\"", s.replace('"', "\"\""))
+            } else {
+                csv_field(s).into_owned()
+            }
+        };
+        let mut out = self.columns.iter().map(|c| field(&c.name, true)).collect::<Vec<_>>().join(",");
         out.push('\n');
         for row in 0..self.rows() {
-            let line: Vec<String> = self.columns.iter().map(|c| csv_field(&cell(&c.values, row)).into_owned()).collect();
+            let line: Vec<String> = self.columns.iter().map(|c| field(&cell(&c.values, row), matches!(c.values, Values::Str(_)))).collect();
             out.push_str(&line.join(","));
             out.push('\n');
         }

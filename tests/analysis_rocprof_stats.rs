@@ -1,0 +1,65 @@
+//! `rocprof_stats` (rocprof's `stats.csv`): byte for byte rocprof's own `results.stats.csv` on the
+//! shared rocprof v1 runs, and the extended columns recomputed here from `results.csv`'s
+//! `BeginNs`/`EndNs` apart from the analysis.
+
+use kinetoscope::analysis::api::{Context, Params};
+use kinetoscope::analysis::registry::find;
+
+use crate::{eqnice, util};
+
+#[test]
+fn stats_csv_is_rocprofs_and_the_extended_columns_are_right() {
+    if util::skip_without_corpus() {
+        return;
+    }
+    for run in ["finite-difference", "seismic-stencils_13-12-2023_15-20-58"] {
+        let dir = util::shared(&format!("traces/rocprof/hpctrainingexamples/{run}"));
+        let bytes = util::bytes(&dir.join("results.csv"));
+        let trace = kinetoscope::read::read_all(&[("results.csv", bytes.as_slice())]).expect("reads");
+        let ctx = Context::new(&trace, false, None).expect("context");
+        let a = find("rocprof-stats").expect("registered, kebab alias too");
+        let r = (a.run)(&ctx, &Params::new(a.options, std::iter::empty()).unwrap()).expect("runs");
+        let want = String::from_utf8(util::bytes(&dir.join("results.stats.csv"))).unwrap();
+        eqnice!(want, r.tables[0].to_csv());
+
+        // per kernel: its durations from the CSV (EndNs - BeginNs)
+        let mut by: std::collections::BTreeMap<String, Vec<i64>> = Default::default();
+        let mut rd = csv::Reader::from_reader(bytes.as_slice());
+        let head = rd.headers().unwrap().clone();
+        let col = |n: &str| head.iter().position(|h| h == n).unwrap();
+        let (name, begin, end) = (col("KernelName"), col("BeginNs"), col("EndNs"));
+        for rec in rd.records() {
+            let rec = rec.unwrap();
+            by.entry(rec[name].to_string()).or_default().push(rec[end].parse::<i64>().unwrap() - rec[begin].parse::<i64>().unwrap());
+        }
+        let ext = r.tables[1].to_csv();
+        for line in ext.lines().skip(1) {
+            let mut rd = csv::ReaderBuilder::new().has_headers(false).from_reader(line.as_bytes());
+            let f = rd.records().next().unwrap().unwrap();
+            let mut d = by[&f[0]].clone();
+            d.sort();
+            let n = d.len();
+            let median = if n % 2 == 1 { d[n / 2] as f64 } else { (d[n / 2 - 1] + d[n / 2]) as f64 / 2.0 };
+            let mean = d.iter().sum::<i64>() as f64 / n as f64;
+            let sd = (d.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / n as f64).sqrt();
+            assert_eq!((f[4].parse::<i64>().unwrap(), f[5].parse::<i64>().unwrap()), (d[0], d[n - 1]), "{run} {}: min, max", &f[0]);
+            assert_eq!(f[6].parse::<f64>().unwrap(), median, "{run} {}: median", &f[0]);
+            assert!((f[7].parse::<f64>().unwrap() - sd).abs() <= 1e-6 * sd.max(1.0), "{run} {}: std dev {} vs {sd}", &f[0], &f[7]);
+        }
+    }
+}
+
+/// A trace without kernels says so.
+#[test]
+fn no_kernels_is_said() {
+    let trace = kinetoscope::read::read_all(&[(
+        "x.json",
+        br#"{"traceEvents": [{"ph": "X", "cat": "cpu_op", "name": "a", "pid": 1, "tid": 1, "ts": 0, "dur": 1}]}"#.as_slice(),
+    )])
+    .unwrap();
+    let ctx = Context::new(&trace, false, None).unwrap();
+    let a = find("rocprof_stats").unwrap();
+    let r = (a.run)(&ctx, &Params::new(a.options, std::iter::empty()).unwrap()).unwrap();
+    assert_eq!(r.notes[0], "no GPU kernels in the trace (rocprof: a kernel trace, --kernel-trace / --sys-trace; Kineto: kernel events)");
+    eqnice!("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n", r.tables[0].to_csv());
+}
