@@ -393,6 +393,9 @@ fn headlines(
     let (mut figures, mut notes) = (Vec::new(), Vec::new());
     let sum = |f: fn(&GpuTime) -> i64| gpu.iter().filter_map(|(_, g)| g.as_ref().map(f)).sum::<i64>();
     let span = sum(|g| g.span);
+    // idle time between kernels over all ranks by cause (host wait, kernel wait, other)
+    let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
+    let all_idle: i64 = total.iter().sum();
     // a figure's value is its text with 1 decimal, as the notes write it
     let one = |part: i64, whole: i64| format!("{:.1}", pct(part, whole)).parse::<f64>().unwrap_or(f64::NAN);
     if span > 0 {
@@ -411,8 +414,6 @@ fn headlines(
             detail: format!("compute {compute:.1} %, communication {comm:.1} %, memory {memory:.1} %, other {other:.1} % of {of}"),
             panel: "temporal",
         });
-        let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
-        let all_idle: i64 = total.iter().sum();
         figures.push(Figure {
             figure: "GPU idle",
             value: idle_pct,
@@ -451,8 +452,6 @@ fn headlines(
             panel: "steps",
         });
     }
-    let total: [i64; 3] = idle.values().fold([0; 3], |a, v| [a[0] + v[0], a[1] + v[1], a[2] + v[2]]);
-    let all_idle: i64 = total.iter().sum();
     if all_idle > 0 {
         notes.push(format!(
             "idle between kernels: host wait {:.1} %, kernel wait {:.1} %, other {:.1} %",

@@ -330,7 +330,7 @@ pub fn charts_svg(charts: &[Chart]) -> Result<String, String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::table::{Line, Series};
 
@@ -339,7 +339,7 @@ mod tests {
     }
 
     /// The SVG of `c` in `style`, and its regions.
-    fn styled(c: &Chart, style: &Style) -> (String, Vec<Region>) {
+    pub(in crate::chart) fn styled(c: &Chart, style: &Style) -> (String, Vec<Region>) {
         let mut svg = String::new();
         let regions = {
             let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
@@ -351,11 +351,12 @@ mod tests {
     }
 
     /// Whether the SVG has a text element reading `t`.
-    fn has_text(svg: &str, t: &str) -> bool {
+    pub(in crate::chart) fn has_text(svg: &str, t: &str) -> bool {
         svg.contains(&format!(">\n{t}\n</text>"))
     }
 
-    fn fill(c: RGBColor) -> String {
+    /// The SVG fill attribute of colour `c`.
+    pub(in crate::chart) fn fill(c: RGBColor) -> String {
         format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
     }
 

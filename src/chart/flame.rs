@@ -252,7 +252,8 @@ pub(super) fn flame<DB: DrawingBackend>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::chart::draw::{draw_styled, Region, SIZE};
+    use crate::chart::draw::tests::{fill, has_text, styled};
+    use crate::chart::draw::{Region, SIZE};
     use crate::table::Chart;
 
     fn frame(name: &str, depth: u32, start: f64, total: f64, self_value: f64) -> FlameFrame {
@@ -273,26 +274,6 @@ mod tests {
 
     fn chart(frames: Vec<FlameFrame>, zoom: Option<usize>, search: Option<&str>) -> Chart {
         Chart::Flame { title: "T".into(), unit: "µs".into(), frames, zoom, search: search.map(String::from) }
-    }
-
-    /// The SVG of `c` in `style` at the default size, and its regions.
-    fn styled(c: &Chart, style: &Style) -> (String, Vec<Region>) {
-        let mut svg = String::new();
-        let regions = {
-            let root = SVGBackend::with_string(&mut svg, SIZE).into_drawing_area();
-            let r = draw_styled(&root, c, style).unwrap();
-            root.present().unwrap();
-            r
-        };
-        (svg, regions)
-    }
-
-    fn has_text(svg: &str, t: &str) -> bool {
-        svg.contains(&format!(">\n{t}\n</text>"))
-    }
-
-    fn fill(c: RGBColor) -> String {
-        format!("fill=\"#{:02X}{:02X}{:02X}\"", c.0, c.1, c.2)
     }
 
     /// The region of frame `i`.

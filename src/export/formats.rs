@@ -134,21 +134,15 @@ pub fn write_chrome(trace: &Trace, p: usize, r: &Request, w: &mut impl std::io::
     };
     let mut extra = Vec::new();
     if r.counters {
-        let a = crate::analysis::registry::find("counters").expect("registered");
-        let ctx = crate::analysis::api::Context::with_frames(trace, None, false, vec![p]);
-        let params = crate::analysis::params::Params::new(a.options, std::iter::empty()).map_err(|e| std::io::Error::other(e.0))?;
-        let report = (a.run)(&ctx, &params).map_err(|e| std::io::Error::other(e.0))?;
+        let report = run_on_rank(trace, p, "counters", &[]).map_err(std::io::Error::other)?;
         for t in report.traces.iter().filter(|t| t.rank == p) {
             extra.extend(t.counters.iter().filter(|s| in_range(s.ts_ns, s.ts_ns)).map(|s| super::trace_out::counter_event(rank, s)));
         }
     }
     let mut marks = crate::table::Marks::new();
     if let Some(op) = &r.patterns {
-        let a = crate::analysis::registry::find("sequences").expect("registered");
-        let ctx = crate::analysis::api::Context::with_frames(trace, None, false, vec![p]);
         let given = [("operator_name", op.as_str()), ("compress_other_kernels", "false"), ("rank", "")];
-        let params = crate::analysis::params::Params::new(a.options, given).map_err(|e| std::io::Error::other(e.0))?;
-        let report = (a.run)(&ctx, &params).map_err(|e| std::io::Error::other(format!("--patterns: {}", e.0)))?;
+        let report = run_on_rank(trace, p, "sequences", &given).map_err(|e| std::io::Error::other(format!("--patterns: {e}")))?;
         for t in report.traces.into_iter().filter(|t| t.rank == p) {
             marks.extend(t.marks);
         }
@@ -160,4 +154,13 @@ pub fn write_chrome(trace: &Trace, p: usize, r: &Request, w: &mut impl std::io::
         })
     };
     super::chrome::write_rank_kept(rank, &extra, &edit, &keep, w)
+}
+
+/// The report of analysis `name` (default mode) on the rank at position `p` with the options
+/// `given`, or its error's text.
+fn run_on_rank(trace: &Trace, p: usize, name: &str, given: &[(&str, &str)]) -> Result<crate::table::Report, String> {
+    let a = crate::analysis::registry::find(name).ok_or_else(|| format!("no analysis '{name}'"))?;
+    let ctx = crate::analysis::api::Context::with_frames(trace, None, false, vec![p]);
+    let params = crate::analysis::params::Params::new(a.options, given.iter().copied()).map_err(|e| e.0)?;
+    (a.run)(&ctx, &params).map_err(|e| e.0)
 }
