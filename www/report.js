@@ -249,7 +249,7 @@ const FIRST_ROWS = 60;
 const ROW_GUESS = 24;
 
 /** Short symbols of Rust's units (table::Unit, snake_case), shown under a column's name. */
-const UNIT_SYMBOL = { us: 'µs', ns: 'ns', bytes: 'B', percent: '%', ratio: 'ratio', count: 'count' };
+const UNIT_SYMBOL = { us: 'µs', ns: 'ns', bytes: 'B', percent: '%', ratio: 'ratio', count: 'count', gb_per_s: 'GB/s' };
 /** Names that already say their unit (busy_us, kernel_time(us), idle_pct, compute_time_pctg, bytes, calls). */
 const UNIT_IN_NAME = {
   us: /(_us|\(us\))$/i,
@@ -257,6 +257,7 @@ const UNIT_IN_NAME = {
   bytes: /bytes$/i,
   percent: /(pct|pctg|pct_points|percent|percentage)$/i,
   ratio: /ratio/i,
+  gb_per_s: /(gbps|gb_per_s)$/i,
   count: /(count|counts|calls|steps)$|^(num|n)_/i,
 };
 const unitLabel = (c) => (UNIT_IN_NAME[c.unit]?.test(c.name) ? null : UNIT_SYMBOL[c.unit] ?? (c.unit && c.unit !== 'none' ? c.unit : null));

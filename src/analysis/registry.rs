@@ -13,6 +13,7 @@ pub const ANALYSES: &[Analysis] = &[
     super::summary::ANALYSIS,
     super::temporal::ANALYSIS,
     super::idle::ANALYSIS,
+    super::patterns::ANALYSIS,
     super::annotations::ANALYSIS,
     // kernels: breakdown, with their annotations, frequent sequences, CUPTI counters (SPEC §2.2,
     // §2.11, §2.13, §2.16)
@@ -31,6 +32,7 @@ pub const ANALYSES: &[Analysis] = &[
     super::stragglers::ANALYSIS,
     // memory bandwidth (SPEC §2.7)
     super::memory_bw::ANALYSIS,
+    super::transfers::ANALYSIS,
     // steps and LLM decode steps; GPU operations in a time range (kernel_extractor's `stats` and
     // `extract`; no HTA counterpart)
     super::steps::ANALYSIS,
@@ -128,7 +130,7 @@ mod tests {
         let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
         assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
         let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
-        assert_eq!(names.len(), 20);
+        assert_eq!(names.len(), 22);
         assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
     }
 }

@@ -80,6 +80,7 @@ pub fn unit_symbol(u: Unit) -> &'static str {
         Unit::Bytes => "B",
         Unit::Percent => "%",
         Unit::Ratio => "ratio",
+        Unit::GbPerS => "GB/s",
     }
 }
 

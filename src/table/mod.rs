@@ -32,6 +32,8 @@ pub enum Unit {
     Percent,
     /// A ratio (0–1).
     Ratio,
+    /// Gigabytes (10^9 bytes) per second.
+    GbPerS,
 }
 
 /// The values of one column.
