@@ -63,3 +63,30 @@ fn no_kernels_is_said() {
     assert_eq!(r.notes[0], "no GPU kernels in the trace (rocprof: a kernel trace, --kernel-trace / --sys-trace; Kineto: kernel events)");
     eqnice!("\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n", r.tables[0].to_csv());
 }
+
+/// Two rocprofv3 processes (ranks 0 and 1), the first on GPUs 2 and 3: the total and per GPU,
+/// each GPU's percentages of its own kernel time (GPU 3's only kernel lasts 0 ns: no share).
+#[test]
+fn stats_per_gpu_and_in_total() {
+    let dir = util::testdata("rocprof/v3");
+    let files: Vec<(String, Vec<u8>)> =
+        ["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv", "5151_kernel_trace.csv"]
+            .iter()
+            .map(|f| (f.to_string(), util::bytes(&dir.join(f))))
+            .collect();
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let trace = kinetoscope::read::read_all(&refs).expect("reads");
+    let ctx = Context::new(&trace, false, None).unwrap();
+    let a = find("rocprof_stats").unwrap();
+    let r = (a.run)(&ctx, &Params::new(a.options, std::iter::empty()).unwrap()).unwrap();
+    eqnice!(
+        "rank,gpu,Name,Calls,TotalDurationNs,AverageNs,Percentage\n\
+         0,2,\"void scale<float, 2>(float*, float, int)\",1,2500,2500,76.92307692307692\n\
+         0,2,\"say \"\"hi\"\", kernel\",1,750,750,23.076923076923077\n\
+         0,3,\"void scale<float, 2>(float*, float, int)\",1,0,0,\n\
+         1,1,other_process_kernel,1,400,400,100.0\n",
+        r.tables[2].to_csv()
+    );
+    // the total: 2500 + 750 + 0 + 400 = 3650 ns
+    assert!(r.tables[0].to_csv().contains("\"void scale<float, 2>(float*, float, int)\",2,2500,1250,68.4931506849315\n"));
+}

@@ -418,6 +418,30 @@ fn subcommands_are_snake_case_and_accept_kebab_case() {
     eqnice!(stdout(&run(&["memory_bw", "analysis/memory_bw.json", "--csv"])), stdout(&o));
 }
 
+/// `--table NAME` keeps one table: with `--csv` its CSV alone (rocprof's stats.csv on stdout,
+/// byte for byte rocprof's own where the corpus has it); an unknown name lists the tables.
+#[test]
+fn table_option_prints_one_table() {
+    let o = run(&["rocprof-stats", "rocprof/v3", "--csv", "--table", "stats"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    eqnice!(
+        "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\"\n\
+         \"void scale<float, 2>(float*, float, int)\",2,2500,1250,68.4931506849315\n\
+         \"say \"\"hi\"\", kernel\",1,750,750,20.54794520547945\n\
+         \"other_process_kernel\",1,400,400,10.95890410958904\n",
+        stdout(&o)
+    );
+    let o = run(&["rocprof_stats", "rocprof/v3", "--table", "nope"]);
+    assert_eq!(o.status.code(), Some(1));
+    eqnice!("kinetoscope: --table nope: rocprof_stats has no such table (it has: stats, stats_extended, stats_per_gpu)\n", stderr(&o));
+    if util::skip_without_corpus() {
+        return;
+    }
+    let dir = util::shared("traces/rocprof/hpctrainingexamples/finite-difference");
+    let o = run(&["rocprof-stats", dir.join("results.csv").to_str().unwrap(), "--csv", "--table", "stats"]);
+    assert_eq!(o.stdout, util::bytes(&dir.join("results.stats.csv")), "{}", stdout(&o));
+}
+
 #[test]
 fn stats_extract_and_diff_take_their_options_from_the_analyses_tables() {
     // each option of the decode, gpu_ops and diff tables is a flag, with the table's help and

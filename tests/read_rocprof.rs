@@ -428,7 +428,7 @@ fn handmade_v3_tables_one_by_one() {
     let names: Vec<&str> = (0..4).map(|e| c.name(e)).collect();
     assert_eq!(
         names,
-        ["Memcpy HtoD (Host -> Device)", "Memcpy DtoH (Device -> Host)", "Memcpy DtoD (Device -> Device)", "MEMORY_COPY_NONE"]
+        ["Memcpy HtoD (Host -> Device)", "Memcpy DtoH (Device -> Host)", "Memcpy PtoP (Device -> Device)", "MEMORY_COPY_NONE"]
     );
     let dev: Vec<_> = (0..4).map(|e| arg(&c, e, IntArg::Device)).collect();
     assert_eq!(dev, [Some(2), Some(2), Some(3), None], "the GPU side of each copy");

@@ -38,6 +38,8 @@ mod analysis_stragglers;
 mod analysis_summary;
 /// Temporal breakdown: hand-made trace, default and --hta.
 mod analysis_temporal;
+/// Transfers per direction and device, compute/copy overlap as unions: hand-made Kineto and rocprofv3 files.
+mod analysis_transfers;
 /// The real binary: exit codes, messages, --json shape.
 mod cli;
 /// Every analysis in HTA mode equals HTA's own output on the oracle sets.

@@ -2,10 +2,11 @@
 //! (`transfers`, `patterns`, `rocprof_stats`' per-GPU table), on Kineto and rocprof traces alike.
 //!
 //! A GPU operation's device is its `args.device` ([`IntArg::Device`]: Kineto's `device`,
-//! rocprof v1's `gpu-id`, rocprofv3's agent), else its `pid` (Kineto puts each GPU in a process
-//! of its own number). Only complete events (phase `X`) with a duration count.
+//! rocprof v1's `gpu-id`, rocprofv3's agent), else, in Chrome-trace JSON, its `pid` (Kineto
+//! puts each GPU in a process of its own number), else -1 (a rocprof host-to-host copy). Only
+//! complete events (phase `X`) count.
 
-use crate::model::{EventId, IntArg, Kind, Phase, RankTrace};
+use crate::model::{EventId, Format, IntArg, Kind, Phase, RankTrace};
 
 /// A GPU operation: start and end (ns, trace clock) and its row in the rank's event table.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -49,7 +50,8 @@ impl DeviceOps {
 
 /// The device of GPU event `e` (see the module doc).
 pub fn device_of(r: &RankTrace, e: EventId) -> i64 {
-    r.events.int_arg(e, IntArg::Device).unwrap_or(i64::from(r.events.pid[e as usize]))
+    let table = matches!(r.format, Some(Format::RocprofV1Csv | Format::RocprofV3Csv | Format::RocprofV3Json));
+    r.events.int_arg(e, IntArg::Device).unwrap_or(if table { -1 } else { i64::from(r.events.pid[e as usize]) })
 }
 
 /// The kernels, copies and memsets of rank `r`, per device (devices ascending; devices without

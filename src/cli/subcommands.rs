@@ -38,6 +38,12 @@ pub fn command(a: &'static Analysis) -> Command {
                 .help("Print CSV (several tables: each after a '# name' line)"),
         )
         .arg(Arg::new("json").long("json").action(ArgAction::SetTrue).help("Print JSON: {tables: {name: [rows]}, notes}"))
+        .arg(
+            Arg::new("table")
+                .long("table")
+                .value_name("NAME")
+                .help("Keep only the table called NAME, printed and written by --out (with --csv, that table's CSV alone: rocprof_stats --csv --table stats > stats.csv)"),
+        )
         .arg(out_arg("Also write each table as DIR/<table>.csv and any produced file (e.g. a trace) into DIR"))
         .arg(plot_arg("Write the charts to an SVG or PNG file"));
     // every subcommand is snake_case, as the analyses and the page's panels are; the kebab-case
@@ -58,7 +64,14 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
     let params = Params::new(a.options, given(a.options, m))?;
     let trace = super::input::read_trace(&paths)?;
     let ctx = Context::new(&trace, m.get_flag("hta"), ranks.as_deref())?;
-    let report = a.report(&ctx, &params)?;
+    let mut report = a.report(&ctx, &params)?;
+    if let Some(name) = m.get_one::<String>("table") {
+        if !report.tables.iter().any(|t| &t.name == name) {
+            let names: Vec<&str> = report.tables.iter().map(|t| t.name.as_str()).collect();
+            anyhow::bail!("--table {name}: {} has no such table (it has: {})", a.name, names.join(", "));
+        }
+        report.tables.retain(|t| &t.name == name);
+    }
     if let Some(p) = m.get_one::<PathBuf>("plot") {
         write_plot(p, &report.charts)?;
     }

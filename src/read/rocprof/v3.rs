@@ -18,7 +18,7 @@
 //! `Kernel_Name`; stream = `Queue_Id`, the HSA queue, as Kineto's ROCm traces use the queue as
 //! stream; [`IntArg::Device`] = the agent number; [`IntArg::HipStream`] = `Stream_Id`; tid =
 //! `Thread_Id`, the dispatching thread). Copies → [`Kind::Memcpy`] (cat = `Kind`, normally
-//! `MEMORY_COPY`; name from `Direction`, see [`copy_name`]; stream -1, copies run on DMA
+//! `MEMORY_COPY`; name from `Direction` and the agents, see [`copy_event`] (a device-to-device copy between two agents is a peer copy, `Memcpy PtoP`); stream -1, copies run on DMA
 //! engines, not queues; [`IntArg::Device`] = the GPU side's agent (destination of a
 //! host-to-device copy, source of a copy from a device, none otherwise); [`IntArg::HipStream`] =
 //! `Stream_Id`). API calls → kind by `Domain` (see [`domain_kind`]), cat = `Domain`, name =
@@ -54,6 +54,23 @@ pub fn copy_name(direction: &str) -> &str {
         "MEMORY_COPY_HOST_TO_HOST" => "Memcpy HtoH (Host -> Host)",
         other => other,
     }
+}
+
+/// Name and GPU of a copy from its direction and its source and destination agents. A
+/// device-to-device copy between two different agents is a peer copy and gets Kineto's name for
+/// one (`Memcpy PtoP (Device -> Device)`); otherwise the name is [`copy_name`]'s. The GPU is the
+/// destination of a host-to-device copy and the source of a copy from a device (none otherwise).
+pub fn copy_event(direction: &str, src: Option<i64>, dst: Option<i64>) -> (&str, Option<i64>) {
+    let peer = direction == "MEMORY_COPY_DEVICE_TO_DEVICE" && matches!((src, dst), (Some(s), Some(d)) if s != d);
+    let name = if peer { "Memcpy PtoP (Device -> Device)" } else { copy_name(direction) };
+    let device = if direction.contains("HOST_TO_DEVICE") {
+        dst
+    } else if direction.contains("DEVICE_TO_") {
+        src
+    } else {
+        None
+    };
+    (name, device)
 }
 
 /// Columns shared by the kernel and copy tables.
@@ -170,18 +187,11 @@ impl CopyColumns {
         let src = agent(rec, self.src, "Source_Agent_Id")?;
         let dst = agent(rec, self.dst, "Destination_Agent_Id")?;
         let direction = cx.text(rec, self.direction);
-        // the GPU side: the destination of a host-to-device copy, the source of a copy from a device
-        let device = if direction.contains("HOST_TO_DEVICE") {
-            dst
-        } else if direction.contains("DEVICE_TO_") {
-            src
-        } else {
-            None
-        };
+        let (name, device) = copy_event(&direction, src, dst);
         cx.add(Row {
             kind: Kind::Memcpy,
             cat: c.cat.as_deref().unwrap_or("MEMORY_COPY"),
-            name: copy_name(&direction),
+            name,
             start: c.start,
             end: c.end,
             pid: c.pid,

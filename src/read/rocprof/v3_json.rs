@@ -33,7 +33,7 @@
 //!   stream = `queue_id.handle`, [`IntArg::Device`] = the agent's `node_id` (the number in
 //!   CSV's `Agent_Id`), [`IntArg::HipStream`] = `stream_id.handle`;
 //! * `memory_copy` → [`Kind::Memcpy`], cat = `MEMORY_COPY`, name from the operation
-//!   (`MEMORY_COPY_HOST_TO_DEVICE` → `Memcpy HtoD (Host -> Device)`, see [`super::v3::copy_name`]),
+//!   (`MEMORY_COPY_HOST_TO_DEVICE` → `Memcpy HtoD (Host -> Device)`, see [`super::v3::copy_event`]; a device-to-device copy between two agents is `Memcpy PtoP (Device -> Device)`),
 //!   stream -1, [`IntArg::Device`] = the GPU side's agent, [`IntArg::HipStream`] as above, and
 //!   [`IntArg::Bytes`] = `bytes` (not in the CSV);
 //! * `*_api` tables (`hip_api`, `hsa_api`, `marker_api`, `rccl_api`, …) → kind by the kind's
@@ -63,7 +63,7 @@ use std::borrow::Cow;
 use rustc_hash::FxHashMap;
 
 use super::error::RecordError;
-use super::v3::{copy_name, domain_kind};
+use super::v3::{copy_event, domain_kind};
 use super::{Id, Row, RowCtx};
 use crate::error::{ReadError, WarningKind};
 use crate::model::{IntArg, Kind, RankTrace};
@@ -436,17 +436,11 @@ fn record(o: &[u8], table: Table, t: &Tables, rank: &mut RankTrace, file: &str, 
         }
         Table::Copy => {
             let direction = op_name();
-            let device = if direction.contains("HOST_TO_DEVICE") {
-                node(rec.dst)
-            } else if direction.contains("DEVICE_TO_") {
-                node(rec.src)
-            } else {
-                None
-            };
+            let (name, device) = copy_event(&direction, node(rec.src), node(rec.dst));
             cx.add(Row {
                 kind: Kind::Memcpy,
                 cat: kind_name.unwrap_or("MEMORY_COPY"),
-                name: copy_name(&direction),
+                name,
                 start,
                 end,
                 pid,
