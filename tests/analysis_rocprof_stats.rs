@@ -1,4 +1,4 @@
-//! `rocprof_stats` (rocprof's `stats.csv`): byte for byte rocprof's own `results.stats.csv` on the
+//! `rocprof_stats` (rocprof's `stats.csv`), and the notes HTA's analyses add on rocprof input: byte for byte rocprof's own `results.stats.csv` on the
 //! shared rocprof v1 runs, and the extended columns recomputed here from `results.csv`'s
 //! `BeginNs`/`EndNs` apart from the analysis.
 
@@ -89,4 +89,23 @@ fn stats_per_gpu_and_in_total() {
     );
     // the total: 2500 + 750 + 0 + 400 = 3650 ns
     assert!(r.tables[0].to_csv().contains("\"void scale<float, 2>(float*, float, int)\",2,2500,1250,68.4931506849315\n"));
+}
+
+/// HTA's analyses on rocprof input say what the format lacks: a v1 kernel table has no host
+/// side and no operators; a Kineto trace gets no such note.
+#[test]
+fn analyses_on_rocprof_name_what_the_format_lacks() {
+    let notes = |file: &str, analysis: &str| {
+        let trace = kinetoscope::read::read_all(&[(file, util::bytes(&util::testdata(file)).as_slice())]).unwrap();
+        let ctx = Context::new(&trace, false, None).unwrap();
+        let a = find(analysis).unwrap();
+        a.report(&ctx, &Params::new(a.options, std::iter::empty()).unwrap()).unwrap().notes
+    };
+    let launch = notes("rocprof/v1_results.csv", "launch");
+    assert!(launch.contains(&"rocprof input (rank 0): no HIP API calls, so nothing on the host side (launches, copies, synchronization): record them with rocprofv3 --hip-trace or --sys-trace (rocprof v1: --hip-trace; a results.csv kernel table has none)".to_string()), "{launch:?}");
+    let flame = notes("rocprof/v1_results.csv", "flame");
+    assert_eq!(flame.iter().filter(|n| n.starts_with("rocprof input")).count(), 2, "{flame:?}");
+    assert_eq!(notes("rocprof/v1_results.csv", "temporal"), Vec::<String>::new());
+    let kineto = notes("analysis/launch.json", "launch");
+    assert!(!kineto.iter().any(|n| n.starts_with("rocprof input")), "{kineto:?}");
 }

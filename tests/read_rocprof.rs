@@ -351,6 +351,26 @@ fn tables_without_events_are_refused_by_header() {
     assert!(e.contains("memory_allocation_trace"), "{e}");
 }
 
+/// A table recognised by its own columns but missing one its rows need is refused naming the
+/// table, the column and the columns it has.
+#[test]
+fn tables_missing_a_column_say_which() {
+    for (header, want) in [
+        (
+            &b"\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"Grid_Size_X\"\n"[..],
+            "0: a column \"Kernel_Name\" in the header of a rocprofv3 kernel_trace.csv | the columns Kind,Agent_Id,Queue_Id,Dispatch_Id,Kernel_Id,Correlation_Id,Start_Timestamp,End_Timestamp,Grid_Size_X",
+        ),
+        (
+            b"Kind,Direction,Source_Agent_Id,Destination_Agent_Id,Correlation_Id,Start_Timestamp\n",
+            "0: a column \"End_Timestamp\" in the header of a rocprofv3 memory_copy_trace.csv | the columns Kind,Direction,Source_Agent_Id,Destination_Agent_Id,Correlation_Id,Start_Timestamp",
+        ),
+        (b"Index,KernelName,gpu-id,BeginNs\n0,k,8,1\n", "0: a column \"EndNs\" in the header of a rocprof v1 results.csv | the columns Index,KernelName,gpu-id,BeginNs"),
+    ] {
+        let e = read_bytes("x", header, 4096).err().map(|e| format!("{}: {} | {}", e.offset, e.expected, e.found));
+        assert_eq!(e.as_deref(), Some(want));
+    }
+}
+
 /// The JSON schema of rocprofv3's JSON output is JSON without a `traceEvents` array.
 #[test]
 fn the_v3_json_schema_is_not_a_trace() {

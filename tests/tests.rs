@@ -28,7 +28,7 @@ mod analysis_memory_bw;
 mod analysis_overlap;
 /// Queue length, summary, blocked time on a hand-made trace: default and --hta (SPEC §2.5, §2.6, §5.6).
 mod analysis_queue;
-/// rocprof's stats.csv, byte for byte rocprof's own on the shared runs.
+/// rocprof's stats.csv, byte for byte rocprof's own on the shared runs; per GPU; what rocprof input lacks.
 mod analysis_rocprof_stats;
 /// Frequent kernel sequences and the call graph: hand-made traces, exact tables, overlaid trace.
 mod analysis_sequences;

@@ -68,11 +68,13 @@ pub struct Analysis {
 
 impl Analysis {
     /// Runs it for output: its report without the charts that show nothing the tables do not
-    /// ([`Report::drop_uninformative_charts`]). The page, the CLI and `analyze` call this; `run`
+    /// ([`Report::drop_uninformative_charts`]), with a note for what a rocprof trace lacks
+    /// ([`super::rocprof_notes`]). The page, the CLI and `analyze` call this; `run`
     /// itself gives every chart the analysis made.
     pub fn report(&self, ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         let mut report = (self.run)(ctx, params)?;
         report.drop_uninformative_charts();
+        report.notes.extend(super::rocprof_notes::notes(self.name, ctx));
         Ok(report)
     }
 }

@@ -31,6 +31,7 @@ pub mod params;
 pub mod patterns;
 pub mod queue;
 pub mod registry;
+pub mod rocprof_notes;
 pub mod rocprof_stats;
 pub mod sequences;
 pub mod series;

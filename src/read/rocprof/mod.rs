@@ -95,15 +95,17 @@ impl CsvKind {
         let cols: Vec<&str> = line.split(',').map(|c| c.trim().trim_matches('"')).collect();
         let has = |c: &str| cols.contains(&c);
         let times = has("Start_Timestamp") && has("End_Timestamp");
-        Some(if has("KernelName") && has("BeginNs") && has("EndNs") {
+        // a table is recognised by the columns only it has; one missing a column its rows need
+        // (a time, a name) is then refused naming that column
+        Some(if has("KernelName") && (has("BeginNs") || has("EndNs")) {
             CsvKind::V1Results
         } else if has("Counter_Name") && has("Counter_Value") {
             CsvKind::Unsupported(Unsupported::Counters)
-        } else if has("Kernel_Name") && times {
+        } else if has("Kernel_Name") && (times || has("Dispatch_Id")) || has("Dispatch_Id") && has("Kernel_Id") && has("Grid_Size_X") {
             CsvKind::V3Kernel
-        } else if has("Direction") && times {
+        } else if has("Direction") && (times || has("Source_Agent_Id")) {
             CsvKind::V3MemoryCopy
-        } else if has("Domain") && has("Function") && times {
+        } else if has("Domain") && has("Function") && (times || has("Correlation_Id")) {
             CsvKind::V3Api
         } else if has("Name") && has("Calls") && has("TotalDurationNs") {
             CsvKind::Unsupported(Unsupported::Stats)
@@ -116,6 +118,17 @@ impl CsvKind {
         } else {
             return None;
         })
+    }
+
+    /// What the table is, for messages.
+    pub fn describe(self) -> &'static str {
+        match self {
+            CsvKind::V1Results => "rocprof v1 results.csv",
+            CsvKind::V3Kernel => "rocprofv3 kernel_trace.csv",
+            CsvKind::V3MemoryCopy => "rocprofv3 memory_copy_trace.csv",
+            CsvKind::V3Api => "rocprofv3 *_api_trace.csv",
+            CsvKind::Unsupported(u) => u.describe(),
+        }
     }
 
     /// The model format this table is read as.
@@ -160,6 +173,15 @@ impl Header {
     /// Whether there are no columns.
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
+    }
+
+    /// The column names for a message (`the columns A,B,…`, cut after 200 characters).
+    fn listed(&self) -> String {
+        let all = self.names.join(",");
+        match all.char_indices().nth(200) {
+            Some((i, _)) => format!("the columns {}…", &all[..i]),
+            None => format!("the columns {all}"),
+        }
     }
 
     /// Index of an optional column.
@@ -233,9 +255,12 @@ fn on_record(
             CsvKind::V3Api => v3::ApiColumns::new(&h).map(Table::Api),
             CsvKind::Unsupported(u) => Err(HeaderError::Unsupported(u)),
         };
-        // the one place a header's error becomes the file's
-        *table =
-            Some(cols.map_err(|e| ReadError::new(rec.offset, e.to_string(), crate::error::excerpt(rec.field(0).unwrap_or_default())))?);
+        // the one place a header's error becomes the file's: what the table is and lacks, and
+        // the columns it has
+        *table = Some(cols.map_err(|e| match e {
+            HeaderError::MissingColumn(_) => ReadError::new(rec.offset, format!("{e} of a {}", kind.describe()), h.listed()),
+            _ => ReadError::new(rec.offset, e.to_string(), crate::error::excerpt(rec.field(0).unwrap_or_default())),
+        })?);
         return Ok(());
     };
     let index = *next_row;
