@@ -264,15 +264,18 @@ fn charts(total: &[(usize, Flow)], overlaps: &[(String, String, Overlap)]) -> Ve
     }
     let devices: Vec<&(String, String, Overlap)> = overlaps.iter().filter(|x| x.0 != "all").collect();
     if !devices.is_empty() {
-        let ms = |f: &dyn Fn(&Overlap) -> i64| devices.iter().map(|x| f(&x.2) as f64 / 1e6).collect();
+        // ms, or µs when every bar is shorter than a millisecond
+        let (unit, scale) = if devices.iter().all(|x| x.2.copy_ns < 1_000_000) { ("µs", 1e3) } else { ("ms", 1e6) };
+        let time = |f: &dyn Fn(&Overlap) -> i64| devices.iter().map(|x| f(&x.2) as f64 / scale).collect();
+        let gpu = |d: &str| if d == "-1" { "host".to_string() } else { format!("GPU {d}") };
         charts.push(Chart::StackedBars {
             title: "Copy time under compute and exposed, per device".into(),
             x_label: "rank / device".into(),
-            y_label: "ms".into(),
-            categories: devices.iter().map(|x| format!("rank {} · GPU {}", x.0, x.1)).collect(),
+            y_label: unit.into(),
+            categories: devices.iter().map(|x| format!("rank {} · {}", x.0, gpu(&x.1))).collect(),
             series: vec![
-                Series { name: "under compute".into(), values: ms(&|o| o.hidden_ns) },
-                Series { name: "exposed".into(), values: ms(&|o| o.copy_ns - o.hidden_ns) },
+                Series { name: "under compute".into(), values: time(&|o| o.hidden_ns) },
+                Series { name: "exposed".into(), values: time(&|o| o.copy_ns - o.hidden_ns) },
             ],
         });
     }
