@@ -41,15 +41,45 @@ pub const ANALYSIS: Analysis = Analysis {
     hta_api: "",
     group: Group::GpuTime,
     options: &[
-        Opt { name: "serialized_pct", kind: OptKind::Float, default: "5", help: "serialized_execution fires when blocking host calls leave the GPU idle this % of its active span or more" },
+        Opt {
+            name: "serialized_pct",
+            kind: OptKind::Float,
+            default: "5",
+            help: "serialized_execution fires when blocking host calls leave the GPU idle this % of its active span or more",
+        },
         Opt { name: "short_kernel_us", kind: OptKind::Float, default: "10", help: "Kernels shorter than this (µs) can be launch bound" },
-        Opt { name: "launch_bound_pct", kind: OptKind::Float, default: "50", help: "launch_overhead fires when this % of the device's kernels or more are launch bound" },
-        Opt { name: "min_kernels", kind: OptKind::Int, default: "20", help: "launch_overhead needs at least this many launch-bound kernels" },
+        Opt {
+            name: "launch_bound_pct",
+            kind: OptKind::Float,
+            default: "50",
+            help: "launch_overhead fires when this % of the device's kernels or more are launch bound",
+        },
+        Opt {
+            name: "min_kernels",
+            kind: OptKind::Int,
+            default: "20",
+            help: "launch_overhead needs at least this many launch-bound kernels",
+        },
         Opt { name: "phase_merge_us", kind: OptKind::Float, default: "100", help: "Copies less than this (µs) apart belong to one phase" },
-        Opt { name: "copy_busy_pct", kind: OptKind::Float, default: "80", help: "A memory-bound phase is busy with copies at least this % of its time" },
+        Opt {
+            name: "copy_busy_pct",
+            kind: OptKind::Float,
+            default: "80",
+            help: "A memory-bound phase is busy with copies at least this % of its time",
+        },
         Opt { name: "min_phase_us", kind: OptKind::Float, default: "1000", help: "A memory-bound phase lasts at least this (µs)" },
-        Opt { name: "long_gap_us", kind: OptKind::Float, default: "1000", help: "Gaps without GPU work at least this long (µs) are long_gaps (and shorter ones can be launch overhead)" },
-        Opt { name: "max_evidence", kind: OptKind::Int, default: "1000", help: "Most evidence rows per pattern and rank (the largest value_ns are kept)" },
+        Opt {
+            name: "long_gap_us",
+            kind: OptKind::Float,
+            default: "1000",
+            help: "Gaps without GPU work at least this long (µs) are long_gaps (and shorter ones can be launch overhead)",
+        },
+        Opt {
+            name: "max_evidence",
+            kind: OptKind::Int,
+            default: "1000",
+            help: "Most evidence rows per pattern and rank (the largest value_ns are kept)",
+        },
     ],
     run,
 };
@@ -148,7 +178,8 @@ pub fn find_patterns(r: &RankTrace, t: &Thresholds) -> Vec<DeviceFindings> {
         .iter()
         .map(|d| {
             let v = DeviceView { rank: r, ops: d, host: &host, rank_kernels: &rank_kernels, span: gpu_span(d) };
-            let findings = [serialized::detect(&v, t), launch_overhead::detect(&v, t), memory_bound::detect(&v, t), long_gaps::detect(&v, t)];
+            let findings =
+                [serialized::detect(&v, t), launch_overhead::detect(&v, t), memory_bound::detect(&v, t), long_gaps::detect(&v, t)];
             DeviceFindings { rank: r.rank, device: d.device, findings }
         })
         .collect()
@@ -206,7 +237,8 @@ fn evidence_table(found: &[DeviceFindings], max: usize) -> (Table, Vec<String>) 
     let mut notes = Vec::new();
     for (i, &pattern) in Pattern::ALL.iter().enumerate() {
         for rank in found.chunk_by(|a, b| a.rank == b.rank) {
-            let items: Vec<(&DeviceFindings, &Evidence)> = rank.iter().flat_map(|d| d.findings[i].evidence.iter().map(move |e| (d, e))).collect();
+            let items: Vec<(&DeviceFindings, &Evidence)> =
+                rank.iter().flat_map(|d| d.findings[i].evidence.iter().map(move |e| (d, e))).collect();
             let keep = keep_largest(&items.iter().map(|(_, e)| e.value).collect::<Vec<_>>(), max);
             if items.len() > max {
                 notes.push(format!(

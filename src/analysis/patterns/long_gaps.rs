@@ -45,13 +45,16 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
     let n = evidence.len();
     let total: i64 = evidence.iter().map(|e| e.value).sum();
     let longest = evidence.iter().map(|e| e.value).max().unwrap_or(0);
-    let summary = format!(
-        "{n} gap{} of at least {} without GPU work: {} in all, the longest {}",
-        plural(n),
-        duration_text(t.long_gap_ns),
-        duration_text(total),
-        duration_text(longest)
-    );
+    let summary = match n {
+        0 => format!("no gap of at least {} without GPU work", duration_text(t.long_gap_ns)),
+        _ => format!(
+            "{n} gap{} of at least {} without GPU work: {} in all, the longest {}",
+            plural(n),
+            duration_text(t.long_gap_ns),
+            duration_text(total),
+            duration_text(longest)
+        ),
+    };
     Finding::judged(n >= 1, n as f64, 1.0, evidence, summary)
 }
 

@@ -67,13 +67,15 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         phases(copies, t.phase_merge_ns).into_iter().filter_map(|r| qualifying(v, &kernels, &copies[r], t)).collect();
     let n = evidence.len();
     let total: i64 = evidence.iter().map(|e| e.end - e.start).sum();
-    let summary = format!(
-        "{n} phase{} of at least {} where copies keep the device at least {}% busy and kernels less ({} in all)",
-        plural(n),
+    let what = format!(
+        "of at least {} where copies keep the device at least {}% busy and kernels less",
         duration_text(t.min_phase_ns),
-        t.copy_busy_pct,
-        duration_text(total)
+        t.copy_busy_pct
     );
+    let summary = match n {
+        0 => format!("no phase {what}"),
+        _ => format!("{n} phase{} {what} ({} in all)", plural(n), duration_text(total)),
+    };
     Finding::judged(n >= 1, n as f64, 1.0, evidence, summary)
 }
 

@@ -15,7 +15,8 @@ use crate::analysis::names::plural;
 use crate::analysis::units::duration_text;
 
 /// Why the pattern is n/a without host calls, and which trace option records them.
-pub const NO_HOST_CALLS: &str = "no host API calls in the trace (rocprof: --hip-trace / --sys-trace; Kineto: the CUDA runtime activities, cuda_runtime events)";
+pub const NO_HOST_CALLS: &str =
+    "no host API calls in the trace (rocprof: --hip-trace / --sys-trace; Kineto: the CUDA runtime activities, cuda_runtime events)";
 
 /// The pattern on one device.
 pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
@@ -36,9 +37,9 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
     let pct = percent(idle, hi - lo);
     let n = evidence.len();
     let summary = format!(
-        "{n} blocking host call{} (copies, memsets, synchronizations) leave the GPUs without a kernel for {}: {pct:.1}% of the device's {} active span",
-        plural(n),
+        "the GPUs run no kernel for {} during {n} blocking host call{} (copies, memsets, synchronizations): {pct:.1}% of the device's {} active span",
         duration_text(idle),
+        plural(n),
         duration_text(hi - lo)
     );
     Finding::judged(pct >= t.serialized_pct, pct, t.serialized_pct, evidence, summary)
