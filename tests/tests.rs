@@ -26,6 +26,9 @@ mod analysis_launch;
 mod analysis_memory_bw;
 /// Communication/computation overlap on a hand-made trace.
 mod analysis_overlap;
+/// Performance patterns (serialized execution, launch overhead, memory-bound phases, long gaps):
+/// hand-made Kineto traces and a rocprofv3 set, exact tables; every corpus trace runs.
+mod analysis_patterns;
 /// Queue length, summary, blocked time on a hand-made trace: default and --hta (SPEC §2.5, §2.6, §5.6).
 mod analysis_queue;
 /// rocprof's stats.csv, byte for byte rocprof's own on the shared runs; per GPU; what rocprof input lacks.

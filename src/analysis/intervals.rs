@@ -1,5 +1,5 @@
 //! Interval algebra on integer ns (SPEC §1.11): merging overlapping or touching intervals and the
-//! time their union covers.
+//! time their union covers, in all or within a window.
 
 /// `merge_kernel_intervals` (§1.11): `[start, end)` intervals sorted (by start, then end) and
 /// merged; touching intervals merge. Returns merged intervals in time order. Times are ns
@@ -26,9 +26,27 @@ pub fn covered(merged: &[(i64, i64)]) -> i64 {
     merged.iter().map(|(s, e)| e - s).sum()
 }
 
+/// Length of `[start, end)` that the merged intervals `merged` (sorted, disjoint) cover, ns.
+/// Binary search, then only the intervals that overlap: cheap for many short windows over a long
+/// list.
+pub fn covered_within(merged: &[(i64, i64)], start: i64, end: i64) -> i64 {
+    let first = merged.partition_point(|iv| iv.1 <= start);
+    merged[first..].iter().take_while(|iv| iv.0 < end).map(|iv| iv.1.min(end) - iv.0.max(start)).filter(|&d| d > 0).sum()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn covered_within_a_window() {
+        let m = [(0, 10), (20, 30), (40, 50)];
+        assert_eq!(covered_within(&m, 5, 45), 5 + 10 + 5);
+        assert_eq!(covered_within(&m, 10, 20), 0);
+        assert_eq!(covered_within(&m, 25, 26), 1);
+        assert_eq!(covered_within(&m, 60, 70), 0);
+        assert_eq!(covered_within(&[], 0, 70), 0);
+    }
 
     #[test]
     fn intervals_merge_when_touching() {
