@@ -12,7 +12,7 @@
 //! function of a [`DeviceView`] and the [`Thresholds`] (the options) returning a [`Finding`].
 //!
 //! Tables: `patterns` (one row per rank, device and pattern: fired `yes`/`no`/`n/a`, the measure
-//! compared with the threshold, the evidence count found, a sentence) and `evidence` (one row per
+//! compared with the threshold, rounded to 0.01, the evidence count found, a sentence) and `evidence` (one row per
 //! call, kernel run, phase or gap, in pattern, rank, device, time order; at most `max_evidence`
 //! rows per pattern and rank: the largest `value_ns`, with a note saying how many were left out).
 //! Notes: the patterns that are n/a and why, and the thresholds used.
@@ -30,6 +30,7 @@ pub use host::{is_blocking, HostCalls};
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::devices::{device_ops, DeviceOps};
 use super::intervals::merge_intervals;
+use super::stats::np_round;
 use crate::model::RankTrace;
 use crate::table::{Report, Table, Unit, Values};
 
@@ -212,7 +213,7 @@ fn patterns_table(found: &[DeviceFindings]) -> Table {
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(d, ..)| i64::from(d.rank)).collect()))
         .with("device", Unit::None, Values::Int(rows.iter().map(|(d, ..)| d.device).collect()))
         .with("fired", Unit::None, text(&|_, f| f.verdict.as_str().to_string()))
-        .with("measure", Unit::None, Values::Float(rows.iter().map(|(.., f)| f.measure).collect()))
+        .with("measure", Unit::None, Values::Float(rows.iter().map(|(.., f)| np_round(f.measure, 2)).collect()))
         .with("threshold", Unit::None, Values::Float(rows.iter().map(|(.., f)| f.threshold).collect()))
         .with("measure_unit", Unit::None, text(&|p, _| p.measure_unit().to_string()))
         .with("evidence_rows", Unit::Count, Values::Int(rows.iter().map(|(.., f)| f.evidence.len() as i64).collect()))

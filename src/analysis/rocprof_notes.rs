@@ -41,7 +41,6 @@ const NEEDS: &[(&str, &[Need])] = &[
     ("steps", &[Need::Steps]),
     ("decode", &[Need::Steps]),
     ("counters", &[Need::HostApi]),
-    ("patterns", &[Need::HostApi]),
 ];
 
 /// Whether `r` was read from a rocprof table or rocprof's JSON.

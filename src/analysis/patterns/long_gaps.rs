@@ -4,14 +4,14 @@
 //!    at least `long_gap_us` after the latest end so far (between the first and the last
 //!    operation: idle time before and after the trace's GPU work is not a gap).
 //! 2. Evidence: each gap (start, end; detail = the operation that ended last before it → the one
-//!    that starts it, and the host API call that overlaps the gap the longest, if any: what the
+//!    that starts it, by their short names (HTA's `shorten_name`), and the host API call that overlaps the gap the longest, if any: what the
 //!    host was doing; `value` = the gap).
 //! 3. Fires when there is any such gap.
 
 use super::finding::{Evidence, Finding};
 use super::{DeviceView, Thresholds};
 use crate::analysis::devices::Op;
-use crate::analysis::names::plural;
+use crate::analysis::names::{plural, shorten_name};
 use crate::analysis::units::duration_text;
 
 /// Gaps of at least `min_ns` in the union of `ops` (by start): (operation before, operation after).
@@ -35,7 +35,7 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         .into_iter()
         .map(|(before, after)| {
             let (start, end) = (before.end, after.start);
-            let mut detail = format!("{} → {}", v.rank.name(before.event), v.rank.name(after.event));
+            let mut detail = format!("{} → {}", shorten_name(v.rank.name(before.event)), shorten_name(v.rank.name(after.event)));
             if let Some(call) = v.host.longest_overlap(start, end) {
                 detail.push_str(&format!("; host: {}", v.rank.name(call)));
             }
