@@ -92,6 +92,7 @@ GPU idle,25.0,%,\"between kernels: host wait 0.0 %, kernel wait 0.0 %, other 100
 Communication under compute,33.3,%,of 0.060 ms communication kernel time runs while a compute kernel runs,overlap
 Median step,0.11,ms,\"of 4 steps; slowest: ProfilerStep#2 on rank 1, 0.160 ms\",steps
 Outlier ranks,0.0,,none of 2 ranks is far from the others' median,stragglers
+Patterns found,0.0,,\"no serialized execution, launch overhead, memory-bound phase or long gap\",patterns
 ",
         csv(&r, "headline")
     );
@@ -174,4 +175,14 @@ fn summary_agrees_with_the_analyses_it_summarises() {
         ours.dedup();
         assert_eq!(ours, col(&steps, "profiler_steps", "profiler_step"), "{set}");
     }
+}
+
+/// The patterns that fire (the `patterns` analysis with its defaults) are a key figure naming
+/// where: the launch-overhead fixture fires launch overhead alone.
+#[test]
+fn patterns_found_is_a_key_figure() {
+    let path = util::testdata("patterns/launch_overhead.json");
+    let r = crate::analysis_kernels::run_on("launch_overhead.json", &util::bytes(&path), "summary", false, &[]).expect("summary");
+    let head = csv(&r, "headline");
+    assert!(head.ends_with("Patterns found,1.0,,launch overhead (rank 0 GPU 0),patterns\n"), "{head}");
 }

@@ -27,7 +27,9 @@
 //! 7. `headline` (first): the key figures the Overview shows on top, each with the analysis whose
 //!    panel has the numbers behind it: GPU busy and idle (% of the summed GPU spans, 1 decimal),
 //!    idle causes, the share of communication kernel time under compute (weighted by each rank's
-//!    communication time), the median step and the slowest, and with several ranks the outliers.
+//!    communication time), the median step and the slowest, with several ranks the outliers, and
+//!    the performance patterns found (the `patterns` analysis with its defaults: how many
+//!    pattern and GPU pairs fired, which where).
 
 use std::collections::BTreeMap;
 
@@ -39,6 +41,7 @@ use super::idle::{idle_time, IdleCategory};
 use super::intervals::{covered, merge_intervals};
 use super::kernel_type::{typed_gpu_rows, KernelType};
 use super::overlap::comm_comp_overlap;
+use super::patterns::{find_patterns, Pattern, Thresholds, Verdict};
 use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
 use crate::model::{Kind, StrId};
@@ -304,7 +307,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         }
         report.tables.push(t);
     }
-    let (figures, notes) = headlines(&gpu, &steps, &step_median, &idle, &overlap, &outlier_ranks);
+    let (mut figures, notes) = headlines(&gpu, &steps, &step_median, &idle, &overlap, &outlier_ranks);
+    figures.extend(patterns_figure(ctx));
     report.tables.insert(0, headline_table(&figures));
     report.notes.extend(notes);
     report.charts = charts(&gpu, &steps);
@@ -474,6 +478,43 @@ fn headlines(
         });
     }
     (figures, notes)
+}
+
+/// The patterns (the `patterns` analysis with its defaults) that fired, over every device of the
+/// selected ranks: how many (pattern, device) pairs, and which where; none without GPU work.
+fn patterns_figure(ctx: &Context<'_>) -> Option<Figure> {
+    let t = Thresholds::default();
+    let mut devices = 0;
+    let mut fired: BTreeMap<Pattern, Vec<String>> = BTreeMap::new();
+    for &p in &ctx.selected {
+        let r = &ctx.trace.ranks[p];
+        for d in find_patterns(r, &t) {
+            devices += 1;
+            for (pattern, f) in Pattern::ALL.iter().zip(&d.findings) {
+                if f.verdict == Verdict::Fired {
+                    fired.entry(*pattern).or_default().push(format!("rank {} GPU {}", d.rank, d.device));
+                }
+            }
+        }
+    }
+    if devices == 0 {
+        return None;
+    }
+    let count: usize = fired.values().map(Vec::len).sum();
+    let detail = if fired.is_empty() {
+        "no serialized execution, launch overhead, memory-bound phase or long gap".to_string()
+    } else {
+        fired
+            .iter()
+            .map(|(p, at)| {
+                let shown: Vec<&str> = at.iter().take(3).map(String::as_str).collect();
+                let more = if at.len() > 3 { format!(" and {} more", at.len() - 3) } else { String::new() };
+                format!("{} ({}{more})", p.as_str().replace('_', " "), shown.join(", "))
+            })
+            .collect::<Vec<_>>()
+            .join("; ")
+    };
+    Some(Figure { figure: "Patterns found", value: count as f64, unit: "", detail, panel: "patterns" })
 }
 
 /// The key figures as a table.
