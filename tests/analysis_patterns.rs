@@ -11,10 +11,7 @@ use crate::{eqnice, util};
 
 /// Reads `testdata/patterns/<file>` for each of `files` (one trace).
 fn load(files: &[&str]) -> Trace {
-    let bytes: Vec<(String, Vec<u8>)> =
-        files.iter().map(|f| (f.to_string(), util::bytes(&util::testdata(&format!("patterns/{f}"))))).collect();
-    let refs: Vec<(&str, &[u8])> = bytes.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    kinetoscope::read::read_all(&refs).unwrap_or_else(|e| panic!("{files:?}: {e}"))
+    util::read_testdata("patterns", files)
 }
 
 /// `patterns` on `t` with options `opts`.

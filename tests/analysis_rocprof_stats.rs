@@ -68,14 +68,10 @@ fn no_kernels_is_said() {
 /// each GPU's percentages of its own kernel time (GPU 3's only kernel lasts 0 ns: no share).
 #[test]
 fn stats_per_gpu_and_in_total() {
-    let dir = util::testdata("rocprof/v3");
-    let files: Vec<(String, Vec<u8>)> =
-        ["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv", "5151_kernel_trace.csv"]
-            .iter()
-            .map(|f| (f.to_string(), util::bytes(&dir.join(f))))
-            .collect();
-    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let trace = kinetoscope::read::read_all(&refs).expect("reads");
+    let trace = util::read_testdata(
+        "rocprof/v3",
+        &["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv", "5151_kernel_trace.csv"],
+    );
     let ctx = Context::new(&trace, false, None).unwrap();
     let a = find("rocprof_stats").unwrap();
     let r = (a.run)(&ctx, &Params::new(a.options, std::iter::empty()).unwrap()).unwrap();

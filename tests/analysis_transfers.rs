@@ -46,14 +46,10 @@ fn directions_bandwidth_and_overlap_as_unions() {
 /// copy on its GPU, no byte counts; the set's second process has no copies.
 #[test]
 fn rocprofv3_copies_per_gpu_without_bytes() {
-    let dir = util::testdata("rocprof/v3");
-    let files: Vec<(String, Vec<u8>)> =
-        ["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv", "5151_kernel_trace.csv"]
-            .iter()
-            .map(|f| (f.to_string(), util::bytes(&dir.join(f))))
-            .collect();
-    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let trace = kinetoscope::read::read_all(&refs).expect("reads");
+    let trace = util::read_testdata(
+        "rocprof/v3",
+        &["4242_hip_api_trace.csv", "4242_kernel_trace.csv", "4242_memory_copy_trace.csv", "5151_kernel_trace.csv"],
+    );
     let ctx = kinetoscope::analysis::api::Context::new(&trace, false, None).unwrap();
     let a = kinetoscope::analysis::registry::find("transfers").unwrap();
     let r = a.report(&ctx, &kinetoscope::analysis::api::Params::new(a.options, std::iter::empty()).unwrap()).unwrap();

@@ -69,6 +69,14 @@ pub fn files_under(dir: &std::path::Path) -> Vec<PathBuf> {
     files
 }
 
+/// Reads `testdata/<dir>/<name>` for each of `names` into one trace (the names as the files'
+/// names, so a rocprofv3 process's tables merge as they do from a folder).
+pub fn read_testdata(dir: &str, names: &[&str]) -> kinetoscope::Trace {
+    let files: Vec<(String, Vec<u8>)> = names.iter().map(|n| (n.to_string(), bytes(&testdata(&format!("{dir}/{n}"))))).collect();
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    kinetoscope::read::read_all(&refs).unwrap_or_else(|e| panic!("{dir} {names:?}: {e}"))
+}
+
 /// Reads a file fully.
 pub fn bytes(p: &std::path::Path) -> Vec<u8> {
     std::fs::read(p).unwrap_or_else(|e| panic!("{}: {e}", p.display()))

@@ -161,7 +161,7 @@ mod tests {
         // the header line is recognised with its quotes trimmed, the header record is not
         assert_eq!(
             outcome("m.csv", "Kind, \"Kernel_Name\",Start_Timestamp,End_Timestamp\nk,1,2,3\n"),
-            "m.csv: byte 0: expected a column \"Kernel_Name\" in the header, found 'Kind'"
+            "m.csv: byte 0: expected a column \"Kernel_Name\" in the header of a rocprofv3 kernel_trace.csv, found the columns Kind,\"Kernel_Name\",Start_Timestamp,End_Timestamp"
         );
         let records = [
             ("kernel_dispatch", "5", "kernel_dispatch record 0 (byte 169): a number instead of a record object"),
