@@ -129,7 +129,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
 /// suffix + ".json")`, gzip-compressed whatever the name says).
 pub fn output_name(r: &RankTrace, suffix: &str) -> String {
     let file = r.files.first().map(String::as_str).unwrap_or_default();
-    let base = file.rsplit(['/', '\\']).next().unwrap_or(file);
+    let base = crate::model::base_name(file);
     let stem = [".json.gz", ".json", ".gz"].iter().find_map(|e| base.strip_suffix(e)).unwrap_or(base);
     let stem = if stem.is_empty() { format!("rank{}", r.rank) } else { stem.to_string() };
     format!("{stem}{suffix}.json.gz")

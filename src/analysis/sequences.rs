@@ -230,8 +230,7 @@ pub fn overlay(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> 
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).
 fn overlaid_name(r: &RankTrace) -> String {
-    let base =
-        r.files.first().map(|p| p.rsplit(['/', '\\']).next().unwrap_or(p).to_string()).unwrap_or_else(|| format!("rank{}.json", r.rank));
+    let base = r.files.first().map(|p| crate::model::base_name(p).to_string()).unwrap_or_else(|| format!("rank{}.json", r.rank));
     if base.ends_with(".gz") {
         format!("overlaid_{base}")
     } else {

@@ -62,36 +62,39 @@ pub fn run(a: Args) -> Result<()> {
     if format == Format::Chrome {
         // streamed rank by rank: a Chrome trace is as large as its input
         let several = request.ranks.len() > 1;
-        if several {
-            std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
-        }
+        out_folder(&a.out, request.ranks.len())?;
         for &p in &request.ranks {
             let path = if several { a.out.join(format!("{stem}.rank{}.json", trace.ranks[p].rank)) } else { a.out.clone() };
             write_whole(&path, |mut w| write_chrome(&trace, p, &request, &mut w))?;
         }
-        eprintln!(
-            "wrote {}{}",
-            a.out.display(),
-            if several { format!(" ({} files, one per rank)", request.ranks.len()) } else { String::new() }
-        );
+        say_written(&a.out, request.ranks.len());
         return Ok(());
     }
     let files = export(&trace, format, &request, &stem).map_err(anyhow::Error::msg)?;
+    out_folder(&a.out, files.len())?;
     match files.as_slice() {
         [one] => write_whole(&a.out, |w| w.write_all(&one.bytes))?,
         many => {
-            std::fs::create_dir_all(&a.out).with_context(|| format!("cannot create the folder {}", a.out.display()))?;
             for f in many {
                 write_whole(&a.out.join(&f.name), |w| w.write_all(&f.bytes))?;
             }
         }
     }
-    eprintln!(
-        "wrote {}{}",
-        a.out.display(),
-        if files.len() > 1 { format!(" ({} files, one per rank)", files.len()) } else { String::new() }
-    );
+    say_written(&a.out, files.len());
     Ok(())
+}
+
+/// Creates the folder `out` when `files` files (one per rank) go into it; one file is `out` itself.
+fn out_folder(out: &Path, files: usize) -> Result<()> {
+    if files > 1 {
+        std::fs::create_dir_all(out).with_context(|| format!("cannot create the folder {}", out.display()))?;
+    }
+    Ok(())
+}
+
+/// Says on stderr what was written: `out`, and how many files when it is a folder.
+fn say_written(out: &Path, files: usize) {
+    eprintln!("wrote {}{}", out.display(), if files > 1 { format!(" ({files} files, one per rank)") } else { String::new() });
 }
 
 /// An error if `out` is one of the input files (or inside an input folder's files).

@@ -54,7 +54,7 @@ fn shell_word(s: &str) -> String {
 /// what it was made.
 pub fn document(ov: &Overview, summary: Option<&Report>, sections: &[Section], generated: &str) -> (String, Slots) {
     let mut slots = Slots::default();
-    let files = ov.files.iter().map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f)).collect::<Vec<_>>();
+    let files = ov.files.iter().map(|f| crate::model::base_name(f)).collect::<Vec<_>>();
     let title = match files.as_slice() {
         [one] => one.to_string(),
         [first, ..] => format!("{first} and {} more", files.len() - 1),

@@ -244,6 +244,11 @@ impl RankTrace {
     }
 }
 
+/// The last component of a file path as the trace names it (`/` or `\` separated).
+pub fn base_name(path: &str) -> &str {
+    path.rsplit(['/', '\\']).next().unwrap_or(path)
+}
+
 /// A whole (possibly multi-rank) trace.
 #[derive(Debug, Clone, Default)]
 pub struct Trace {

@@ -118,7 +118,7 @@ struct Run {
 
 /// The name of a trace's exports: its first file's name without `.json`/`.gz` (`trace` without).
 fn export_stem(t: &Trace) -> String {
-    let first = t.ranks.first().and_then(|r| r.files.first()).map(|f| f.rsplit(['/', '\\']).next().unwrap_or(f).to_string());
+    let first = t.ranks.first().and_then(|r| r.files.first()).map(|f| crate::model::base_name(f).to_string());
     let mut stem = first.unwrap_or_else(|| "trace".into());
     for end in [".gz", ".json"] {
         if let Some(s) = stem.strip_suffix(end) {

@@ -14,7 +14,7 @@ use crate::model::{RankTrace, Trace};
 
 /// The rank number a file name carries, if any.
 pub fn rank_from_file_name(name: &str) -> Option<u32> {
-    let base = name.rsplit(['/', '\\']).next().unwrap_or(name).to_ascii_lowercase();
+    let base = crate::model::base_name(name).to_ascii_lowercase();
     for tag in ["rank", "worker"] {
         let mut from = 0;
         while let Some(p) = base[from..].find(tag) {
