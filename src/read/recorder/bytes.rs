@@ -115,7 +115,11 @@ mod tests {
 
     #[test]
     fn negative_count_is_corrupt() {
-        let mut b = Bytes::new("0.cst", &(-3i32).to_le_bytes());
-        assert_eq!(b.count("entries").unwrap_err().to_string(), "0.cst at byte 0: corrupt: entries is -3, expected a count of zero or more");
+        let data = (-3i32).to_le_bytes();
+        let mut b = Bytes::new("0.cst", &data);
+        assert_eq!(
+            b.count("entries").unwrap_err().to_string(),
+            "0.cst at byte 0: corrupt: entries is -3, expected a count of zero or more"
+        );
     }
 }

@@ -152,7 +152,10 @@ mod tests {
         data.extend(entry(0, &key(0, 5, 0, &["b"])));
         let second = data.len();
         data.extend(entry(0, &key(0, 4, 0, &["a"])));
-        assert_eq!(parse_cst("0.cst", &data).unwrap_err().to_string(), format!("0.cst at byte {second}: corrupt: terminal id 0 appears twice"));
+        assert_eq!(
+            parse_cst("0.cst", &data).unwrap_err().to_string(),
+            format!("0.cst at byte {second}: corrupt: terminal id 0 appears twice")
+        );
         data[second] = 7;
         assert_eq!(
             parse_cst("0.cst", &data).unwrap_err().to_string(),

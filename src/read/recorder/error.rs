@@ -53,7 +53,9 @@ impl fmt::Display for ErrorKind {
                 "not a Recorder trace: expected recorder.mt (with VERSION and the rank files) in the folder; found {}",
                 if found.is_empty() { "no files".to_string() } else { found.join(", ") }
             ),
-            ErrorKind::LegacyText => write!(f, "a pre-2.0 Recorder text trace (0.mt + 0.itf) is not read; this reader reads {READ_VERSIONS}"),
+            ErrorKind::LegacyText => {
+                write!(f, "a pre-2.0 Recorder text trace (0.mt + 0.itf) is not read; this reader reads {READ_VERSIONS}")
+            }
             ErrorKind::MissingFile(what) => write!(f, "missing file ({what})"),
             ErrorKind::UnsupportedVersion(found) => write!(f, "unsupported Recorder version {found:?}; this reader reads {READ_VERSIONS}"),
             ErrorKind::Truncated { what, need, have } => {

@@ -211,10 +211,13 @@ mod tests {
         data.truncate(data.len() - 2);
         assert_eq!(
             parse_grammar("1.cfg", &data).unwrap_err().to_string(),
-            "1.cfg at byte 16: truncated: a symbol's repetition count needs 4 bytes but only 2 are left"
+            "1.cfg at byte 4: corrupt: rule -1 has 1 symbols but only 6 bytes follow"
         );
         let data = serialize(&[(-1, &[(0, -2)])]);
-        assert_eq!(parse_grammar("1.cfg", &data).unwrap_err().to_string(), "1.cfg at byte 16: corrupt: symbol 0 of rule -1 repeats -2 times");
+        assert_eq!(
+            parse_grammar("1.cfg", &data).unwrap_err().to_string(),
+            "1.cfg at byte 16: corrupt: symbol 0 of rule -1 repeats -2 times"
+        );
         let data = serialize(&[(-1, &[]), (-1, &[])]);
         assert_eq!(parse_grammar("1.cfg", &data).unwrap_err().to_string(), "1.cfg at byte 12: corrupt: rule -1 is defined twice");
     }

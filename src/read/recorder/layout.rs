@@ -59,11 +59,15 @@ pub fn read_parts(folder: &Folder, meta: &Metadata) -> Result<Parts, RecorderErr
     let (csts, cst_of) = if merged {
         let (name, data) = match meta.layout {
             Layout::Pilgrim => ("0.cst", folder.get("0.cst", "the merged call-signature table")?.to_vec()),
-            Layout::Gotcha => ("recorder.cst", read_all_blocks("recorder.cst", folder.get("recorder.cst", "the merged call-signature table")?)?),
+            Layout::Gotcha => {
+                ("recorder.cst", read_all_blocks("recorder.cst", folder.get("recorder.cst", "the merged call-signature table")?)?)
+            }
         };
         (vec![parse_cst(&inflated_name(name, meta.layout), &data)?], vec![0; ranks])
     } else {
-        let csts = (0..ranks).map(|r| rank_file(folder, meta.layout, &format!("{r}.cst"), "call-signature table", r, parse_cst)).collect::<Result<_, _>>()?;
+        let csts = (0..ranks)
+            .map(|r| rank_file(folder, meta.layout, &format!("{r}.cst"), "call-signature table", r, parse_cst))
+            .collect::<Result<_, _>>()?;
         (csts, (0..ranks).collect())
     };
     let (grammars, grammar_of) = if merged {
@@ -160,7 +164,7 @@ fn pilgrim_ticks(folder: &Folder, rank: usize) -> Result<Vec<(u32, u32)>, Record
 
 /// `data` as (start, end) pairs of little-endian `uint32_t`; its length must be a multiple of 8.
 pub fn tick_pairs(file: &str, data: &[u8]) -> Result<Vec<(u32, u32)>, RecorderError> {
-    if data.len() % 8 != 0 {
+    if !data.len().is_multiple_of(8) {
         let msg = format!("{} bytes of timestamps are not whole (start, end) pairs of 4-byte ticks", data.len());
         return Err(RecorderError::at(file, data.len() - data.len() % 8, ErrorKind::Corrupt(msg)));
     }

@@ -238,7 +238,10 @@ mod tests {
     #[test]
     fn short_header_and_bad_fields_are_errors() {
         let e = parse_metadata(&[0; 39], Layout::Pilgrim, "2.5.0".into()).unwrap_err();
-        assert_eq!(e.to_string(), "recorder.mt at byte 0: truncated: the 40-byte RecorderMetadata header needs 40 bytes but only 39 are left");
+        assert_eq!(
+            e.to_string(),
+            "recorder.mt at byte 0: truncated: the 40-byte RecorderMetadata header needs 40 bytes but only 39 are left"
+        );
         let mut h = pilgrim_header();
         h[16..24].copy_from_slice(&0f64.to_le_bytes());
         let e = parse_metadata(&h, Layout::Pilgrim, "2.5.0".into()).unwrap_err();

@@ -126,9 +126,16 @@ pub fn build_records(
 /// The name recorder2text prints for a signature's function.
 fn function_name(sig: &Signature, names: &[String]) -> Result<String, String> {
     if sig.func_id == USER_FUNCTION {
-        return sig.args.get(1).cloned().ok_or_else(|| format!("a user function (id 255) has {} arguments, expected its name as the second", sig.args.len()));
+        return sig
+            .args
+            .get(1)
+            .cloned()
+            .ok_or_else(|| format!("a user function (id 255) has {} arguments, expected its name as the second", sig.args.len()));
     }
-    names.get(usize::from(sig.func_id)).cloned().ok_or_else(|| format!("function id {} is not among recorder.mt's {} names", sig.func_id, names.len()))
+    names
+        .get(usize::from(sig.func_id))
+        .cloned()
+        .ok_or_else(|| format!("function id {} is not among recorder.mt's {} names", sig.func_id, names.len()))
 }
 
 #[cfg(test)]
@@ -147,9 +154,9 @@ mod tests {
         let got: Vec<Layer> = (0..5u8).map(|i| b.layer(i, &n[i as usize])).collect();
         assert_eq!(got, vec![Layer::Posix, Layer::Posix, Layer::MpiIo, Layer::Mpi, Layer::Hdf5]);
         assert_eq!(b.layer(USER_FUNCTION, "my_func"), Layer::Ftrace);
-        // no MPI names: everything from 0 on is compared with -1
+        // no MPI names: mpi_start is -1, so ids below the first H5 name are MPI (as in C)
         let b = LayerBounds::of(&names(&["open", "H5Fopen"]));
-        assert_eq!((b.layer(0, "open"), b.layer(1, "H5Fopen")), (Layer::Hdf5, Layer::Hdf5));
+        assert_eq!((b.layer(0, "open"), b.layer(1, "H5Fopen")), (Layer::Mpi, Layer::Hdf5));
     }
 
     #[test]
@@ -157,7 +164,8 @@ mod tests {
         let n = names(&["open", "write"]);
         let sig = |f: u8, args: &[&str]| Signature { tid: 0, func_id: f, depth: 0, args: names(args) };
         let cst = vec![sig(0, &["/a", "0"]), sig(1, &["/a", "%p", "8"]), sig(USER_FUNCTION, &["x", "main"])];
-        let (r, unused) = build_records("0.cfg", &[0, 1, 1, 2], &cst, &[(10, 15), (7, 9), (3, 4), (0, 1), (5, 5)], &n, LayerBounds::of(&n)).unwrap();
+        let (r, unused) =
+            build_records("0.cfg", &[0, 1, 1, 2], &cst, &[(10, 15), (7, 9), (3, 4), (0, 1), (5, 5)], &n, LayerBounds::of(&n)).unwrap();
         let times: Vec<(u64, u64)> = r.iter().map(|r| (r.start, r.end)).collect();
         assert_eq!(times, vec![(10, 15), (17, 19), (20, 21), (20, 21)]);
         assert_eq!((r[3].func.as_str(), r[3].layer, unused), ("main", Layer::Ftrace, 1));

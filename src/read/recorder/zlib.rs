@@ -69,7 +69,10 @@ mod tests {
         let mut f = block(b"abc");
         f[8] = 4; // claims 4 decompressed bytes
         let e = read_all_blocks("recorder.cst", &f).unwrap_err().to_string();
-        assert_eq!(e, format!("recorder.cst at byte {}: bad zlib block: the block at byte 0 inflates to 3 bytes, its header says 4", f.len()));
+        assert_eq!(
+            e,
+            format!("recorder.cst at byte {}: bad zlib block: the block at byte 0 inflates to 3 bytes, its header says 4", f.len())
+        );
         let mut f = block(b"abc");
         f[16] ^= 0xff; // break the zlib header
         let e = read_all_blocks("recorder.cst", &f).unwrap_err().to_string();
