@@ -55,6 +55,8 @@ mod profile;
 mod read_blocks;
 /// Kineto / Chrome-trace reader: every real trace in ../shared, counted independently.
 mod read_kineto;
+/// Recorder HPC I/O traces: the shared folders equal recorder2text's output; hand-made folders per layout; damage.
+mod read_recorder;
 /// rocprof v1/v3 readers.
 mod read_rocprof;
 /// rocprofv3 JSON reader: hand-made results.json, exact rows, chunk sizes, damage.

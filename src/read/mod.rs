@@ -30,6 +30,7 @@ pub mod detect;
 pub mod inflate;
 pub mod json;
 pub mod rank;
+pub mod recorder;
 pub mod rocprof;
 pub mod scan;
 
