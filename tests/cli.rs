@@ -442,6 +442,27 @@ fn table_option_prints_one_table() {
     assert_eq!(o.stdout, util::bytes(&dir.join("results.stats.csv")), "{}", stdout(&o));
 }
 
+/// A Recorder trace folder is one trace: `info` shows its ranks (rank numbers from the trace,
+/// events = recorder2text's lines); a pre-2.0 text trace gets the reader's message.
+#[test]
+fn info_reads_a_recorder_folder() {
+    if util::skip_without_corpus() {
+        return;
+    }
+    let dir = util::shared("traces/recorder/io_posix_mpiio_hdf5_4ranks.pilgrim-c1c3dcb");
+    let v = info_json(&[dir.to_str().unwrap()]);
+    let ranks = v["ranks"].as_array().expect("ranks");
+    let lines = |r: usize| String::from_utf8(util::bytes(&dir.join(format!("_text/{r}.txt")))).unwrap().lines().count() as u64;
+    assert_eq!(ranks.len(), 4);
+    for (i, r) in ranks.iter().enumerate() {
+        assert_eq!((r["rank"].as_u64(), r["format"].as_str(), r["events"].as_u64()), (Some(i as u64), Some("recorder"), Some(lines(i))));
+    }
+    let legacy = util::shared("traces/recorder/legacy_2019-06_746c04c_text_itf");
+    let o = run(&["info", legacy.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("a pre-2.0 Recorder text trace (0.mt + 0.itf) is not read"), "{}", stderr(&o));
+}
+
 #[test]
 fn stats_extract_and_diff_take_their_options_from_the_analyses_tables() {
     // each option of the decode, gpu_ops and diff tables is a flag, with the table's help and

@@ -380,3 +380,38 @@ fn truncated_shared_files_never_panic() {
         assert!(errors > 100, "{t}: only {errors} truncations were errors");
     }
 }
+
+/// Into the model: one rank per Recorder rank, one complete event per recorder2text line with
+/// its function as name, its layer as category and ` ( args )` as name suffix; on the per-rank
+/// pilgrim trace (whose oracle times are right) every start and end is recorder2text's seconds
+/// in ns. The CLI reads the folder as one trace.
+#[test]
+fn records_enter_the_model_as_recorder2text_prints_them() {
+    if util::skip_without_corpus() {
+        return;
+    }
+    for name in TRACES {
+        let dir = util::shared(&format!("traces/recorder/{name}"));
+        let files = folder_files(&dir);
+        let trace = decode_owned(&files).expect("decodes");
+        let ranks = kinetoscope::read::recorder::model::to_ranks(&trace, name, 1);
+        assert_eq!(ranks.len(), trace.ranks.len());
+        for r in &ranks {
+            let text = oracle(&files, r.rank as usize);
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(r.events.len(), lines.len(), "{name} rank {}", r.rank);
+            for (e, line) in lines.iter().enumerate() {
+                // `start end func depth layer ( args )`
+                let f: Vec<&str> = line.split(' ').collect();
+                let got = r.full_name(e as u32);
+                assert_eq!(got.split(' ').next(), Some(f[2]), "{name} rank {} line {e}", r.rank);
+                let args = line.split_once(" ( ").map(|(_, a)| format!(" ( {a}")).unwrap_or_default();
+                assert_eq!(&got[f[2].len()..], args, "{name} rank {} line {e}", r.rank);
+                if name.ends_with("pilgrim-c1c3dcb") {
+                    let ns = |s: &str| (s.parse::<f64>().unwrap() * 1e9).round() as i64;
+                    assert_eq!((r.events.ts[e], r.events.ts[e] + r.events.dur[e]), (ns(f[0]), ns(f[1])), "{name} rank {} line {e}", r.rank);
+                }
+            }
+        }
+    }
+}

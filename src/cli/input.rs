@@ -1,6 +1,7 @@
 //! Turning PATH arguments into a read trace: folders expand to the files directly inside them,
 //! files are read in 1 MiB chunks (several files in parallel), with a progress line on stderr
-//! for long reads when stderr is a terminal.
+//! for long reads when stderr is a terminal. A Recorder trace folder ([`is_recorder_folder`]) is
+//! one trace of many files, decoded as a whole (`kinetoscope::read::recorder`).
 
 use std::fs::File;
 use std::io::{IsTerminal, Read, Write};
@@ -121,10 +122,44 @@ fn show_progress(done: &AtomicU64, total: u64, finished: &AtomicBool) {
     eprint!("\r{:60}\r", "");
 }
 
+/// Whether `p` is a Recorder trace folder: it holds `recorder.mt` or `VERSION`, or Recorder's
+/// per-rank files (`*.cst`, `*.cfg`, or the pre-2.0 `*.itf`).
+fn is_recorder_folder(p: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir(p) else { return false };
+    entries.filter_map(|e| e.ok()).any(|e| {
+        let name = e.file_name().to_string_lossy().to_string();
+        name == "recorder.mt" || name == "VERSION" || [".cst", ".cfg", ".itf"].iter().any(|x| name.ends_with(x))
+    })
+}
+
+/// The ranks of the Recorder trace folder `p` (its top-level files, decoded together).
+fn read_recorder(p: &Path) -> Result<Vec<RankTrace>> {
+    let mut files = Vec::new();
+    for e in std::fs::read_dir(p).with_context(|| format!("{}: cannot list folder", p.display()))? {
+        let path = e?.path();
+        if path.is_file() {
+            let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+            files.push((name, std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?));
+        }
+    }
+    let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
+    let trace = kinetoscope::read::recorder::decode(&refs).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
+    let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
+    Ok(kinetoscope::read::recorder::model::to_ranks(&trace, &p.display().to_string(), bytes))
+}
+
 /// Reads every input into one trace. Files found in folders that are not traces are skipped
 /// with a note on stderr; a named file that fails is an error.
 pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
-    let inputs = expand(paths)?;
+    let (recorder, paths): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().cloned().partition(|p| p.is_dir() && is_recorder_folder(p));
+    let mut ranks = Vec::new();
+    for p in &recorder {
+        ranks.extend(read_recorder(p)?);
+    }
+    if paths.is_empty() {
+        return Ok(assemble(ranks));
+    }
+    let inputs = expand(&paths)?;
     let total: u64 = inputs.iter().filter_map(|i| std::fs::metadata(&i.path).ok()).map(|m| m.len()).sum();
     let done = AtomicU64::new(0);
     let next = AtomicUsize::new(0);
@@ -165,7 +200,6 @@ pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
         }
         results
     });
-    let mut ranks = Vec::new();
     for (input, r) in inputs.iter().zip(results) {
         match r {
             Some(Ok(rank)) => ranks.push(rank),

@@ -40,11 +40,13 @@ pub enum Format {
     RocprofV3Json,
     /// Any other Chrome Trace Event Format JSON.
     ChromeTrace,
+    /// A Recorder HPC I/O trace folder (`recorder.mt`, call signatures, grammars, timestamps).
+    Recorder,
 }
 
 impl Format {
     /// Every format, in the order docs/formats.md lists them.
-    pub const ALL: [Format; 7] = [
+    pub const ALL: [Format; 8] = [
         Format::Kineto,
         Format::Paddle,
         Format::RocprofV1Json,
@@ -52,6 +54,7 @@ impl Format {
         Format::RocprofV3Csv,
         Format::RocprofV3Json,
         Format::ChromeTrace,
+        Format::Recorder,
     ];
 
     /// Stable spelling.
@@ -64,6 +67,7 @@ impl Format {
             Format::RocprofV3Csv => "rocprof_v3_csv",
             Format::RocprofV3Json => "rocprof_v3_json",
             Format::ChromeTrace => "chrome_trace",
+            Format::Recorder => "recorder",
         }
     }
 }

@@ -1,7 +1,8 @@
 //! Recorder (github.com/uiuc-hpc/Recorder) HPC I/O traces: per-rank POSIX, MPI, MPI-IO and HDF5
 //! calls with their arguments, decoded from a trace folder's files into records, and printed as
-//! Recorder's own `recorder2text` prints them. Not yet wired into [`crate::read::FileReader`],
-//! detection or the model.
+//! Recorder's own `recorder2text` prints them, and into the model ([`model`]: one rank per
+//! Recorder rank; the CLI reads a folder holding `recorder.mt` this way). Not yet read by the
+//! page's [`crate::read::FileReader`] (a Recorder trace is a folder, not a file).
 //!
 //! Supported folders (Recorder 2.5.x, `VERSION` `2.5.*`; layouts in `docs/recorder.md`):
 //!
@@ -28,6 +29,7 @@ pub mod error;
 pub mod grammar;
 pub mod layout;
 pub mod meta;
+pub mod model;
 pub mod record;
 pub mod text;
 pub mod zlib;

@@ -1,0 +1,80 @@
+//! Recorder records into the model: one [`RankTrace`] per Recorder rank, each call a complete
+//! CPU-side event (phase `X`, [`Kind::Other`]) with category = its layer (`POSIX`, `MPIIO`,
+//! `MPI`, `HDF5`, `FTRACE`), name = the function, the arguments as the name's suffix
+//! (` ( a b c )`, as recorder2text prints them), pid = the rank, tid = the thread id (0 when the
+//! trace does not record them). Times are ns since the run's start (`ticks × time_resolution`,
+//! rounded to the ns); the run's start (seconds since the epoch) is the rank's base time.
+
+use super::{Layer, RankRecords, RecorderTrace};
+use crate::model::events::flags;
+use crate::model::{Format, IdValue, Kind, NewEvent, Phase, RankTrace};
+
+/// The category of a layer.
+pub fn layer_name(l: Layer) -> &'static str {
+    match l {
+        Layer::Posix => "POSIX",
+        Layer::MpiIo => "MPIIO",
+        Layer::Mpi => "MPI",
+        Layer::Hdf5 => "HDF5",
+        Layer::Ftrace => "FTRACE",
+    }
+}
+
+/// The ranks of a decoded trace read from `folder` (`input_bytes`: the folder's size, counted
+/// on rank 0).
+pub fn to_ranks(t: &RecorderTrace, folder: &str, input_bytes: u64) -> Vec<RankTrace> {
+    t.ranks
+        .iter()
+        .map(|r| {
+            let mut rank = to_rank(r, folder);
+            rank.meta.base_time_ns = Some((t.meta.start_ts * 1e9).round() as i64);
+            rank.meta.distributed = Some(crate::model::DistributedInfo {
+                rank: Some(i64::from(r.rank)),
+                world_size: Some(t.ranks.len() as i64),
+                backend: None,
+            });
+            if r.rank == 0 {
+                rank.input_bytes = input_bytes;
+            }
+            rank
+        })
+        .collect()
+}
+
+/// One rank's records as events.
+fn to_rank(r: &RankRecords, folder: &str) -> RankTrace {
+    let mut rank = RankTrace { rank: r.rank, files: vec![folder.to_string()], format: Some(Format::Recorder), ..Default::default() };
+    let ns = |ticks: u64| (ticks as f64 * r.time_resolution * 1e9).round() as i64;
+    let pid = rank.ids.intern(IdValue::Int(i64::from(r.rank)));
+    rank.process_names.insert(pid, format!("rank {}", r.rank));
+    rank.events.reserve(r.records.len());
+    for (i, c) in r.records.iter().enumerate() {
+        let cat = layer_name(c.layer);
+        let tid = rank.ids.intern(IdValue::Int(c.tid as i64));
+        let (start, end) = (ns(c.start), ns(c.end));
+        let e = rank.events.push(NewEvent {
+            index: i as u32,
+            phase: Phase::Complete,
+            kind: Kind::Other,
+            cat: rank.strings.intern(cat),
+            name: rank.strings.intern(&c.func),
+            ts: start,
+            dur: (end - start).max(0),
+            pid,
+            tid,
+            stream: -1,
+            correlation: -1,
+            external_id: -1,
+            flags: flags::HAS_TS | flags::HAS_DUR | flags::HAS_CAT,
+        });
+        if !c.args.is_empty() {
+            rank.events.push_name_suffix(e, &format!(" ( {} )", c.args.join(" ")));
+        }
+        let counts = &mut rank.counts;
+        counts.events += 1;
+        *counts.kinds.entry(Kind::Other.as_str().to_string()).or_default() += 1;
+        *counts.categories.entry(cat.to_string()).or_default() += 1;
+        *counts.phases.entry("X".to_string()).or_default() += 1;
+    }
+    rank
+}
