@@ -19,6 +19,8 @@ mod analysis_decode;
 mod analysis_diff;
 /// Idle time breakdown on a hand-made trace: default and --hta (SPEC §2.4, §5.8).
 mod analysis_idle;
+/// Recorder I/O calls per function and rank, against recorder2text's output.
+mod analysis_io;
 /// Kernel breakdown on a hand-made trace (also the helpers of the analysis_* modules below).
 mod analysis_kernels;
 mod analysis_launch;

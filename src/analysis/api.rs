@@ -28,6 +28,8 @@ pub enum Group {
     Memory,
     /// Steps, and LLM decode steps operation by operation.
     Steps,
+    /// HPC I/O calls (Recorder traces).
+    Io,
     /// Traces to open in Perfetto.
     Export,
 }
@@ -42,6 +44,7 @@ impl Group {
             Group::Communication => "Communication",
             Group::Memory => "Memory",
             Group::Steps => "Steps & LLM decode",
+            Group::Io => "I/O",
             Group::Export => "Export",
         }
     }

@@ -19,6 +19,7 @@ pub mod gpu_ops;
 pub mod hta_frame;
 pub mod idle;
 pub mod intervals;
+pub mod io;
 pub mod kernel_type;
 pub mod kernels;
 pub mod launch;

@@ -38,6 +38,8 @@ pub const ANALYSES: &[Analysis] = &[
     super::steps::ANALYSIS,
     super::decode::ANALYSIS,
     super::gpu_ops::ANALYSIS,
+    // HPC I/O calls of Recorder traces (recorder-viz's report)
+    super::io::ANALYSIS,
     // export: the trace with counter tracks (SPEC §2.8)
     super::counters::ANALYSIS,
 ];
@@ -126,11 +128,12 @@ mod tests {
 
     #[test]
     fn analyses_are_listed_by_group_in_group_order() {
-        let order = [Group::GpuTime, Group::Kernels, Group::LaunchCpu, Group::Communication, Group::Memory, Group::Steps, Group::Export];
+        let order =
+            [Group::GpuTime, Group::Kernels, Group::LaunchCpu, Group::Communication, Group::Memory, Group::Steps, Group::Io, Group::Export];
         let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
         assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
         let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
-        assert_eq!(names.len(), 22);
+        assert_eq!(names.len(), 23);
         assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
     }
 }

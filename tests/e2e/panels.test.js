@@ -139,7 +139,7 @@ test('(i) every analysis of the registry has a tab that shows what its CLI subco
   assert.deepEqual(tabs, ['overview', ...names, 'compare-ranks'], 'Overview, one tab per analysis in registry order, Compare ranks');
   // the tabs are grouped by the question they answer (Rust's registry groups), each group labelled
   const groups = await page.$$eval('#tabs .tab-group', (gs) => gs.map((g) => [g.dataset.group ?? '', [...g.querySelectorAll('[data-tab]')].map((b) => b.dataset.tab)]));
-  assert.deepEqual(groups.map((g) => g[0]), ['', 'GPU time', 'Kernels', 'Launch & CPU', 'Communication', 'Memory', 'Steps & LLM decode', 'Export', 'Compare']);
+  assert.deepEqual(groups.map((g) => g[0]), ['', 'GPU time', 'Kernels', 'Launch & CPU', 'Communication', 'Memory', 'Steps & LLM decode', 'I/O', 'Export', 'Compare']);
   assert.deepEqual(groups[1][1].slice(0, 2), ['summary', 'temporal'], 'GPU time starts with where the time went');
   assert.deepEqual(groups.flatMap((g) => g[1]), tabs, 'every tab in exactly one group');
   for (const { name, hta: hasHta } of analyses) {
