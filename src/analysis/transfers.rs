@@ -87,7 +87,7 @@ struct Flow {
     /// Time of the copies with bytes, ns.
     timed_ns: i64,
     busy_ns: i64,
-    /// Bandwidth of each copy with bytes and a duration, GB/s.
+    /// Bandwidth of each copy with bytes and a duration, GB/s, ascending.
     gbps: Vec<f64>,
 }
 
@@ -107,6 +107,7 @@ impl Flow {
             }
         }
         self.busy_ns += covered(&merge_intervals(c.iter().map(|x| (x.op.start, x.op.end)).collect()));
+        self.gbps.sort_by(f64::total_cmp);
     }
 
     /// Bytes over the time of the copies with bytes, GB/s (bytes per ns); NaN without either.
@@ -120,9 +121,7 @@ impl Flow {
 
     /// Quantile `q` of the copies' own bandwidths (NaN without any).
     fn quantile(&self, q: f64) -> f64 {
-        let mut v = self.gbps.clone();
-        v.sort_by(f64::total_cmp);
-        quantile_sorted(&v, q)
+        quantile_sorted(&self.gbps, q)
     }
 }
 
