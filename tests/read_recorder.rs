@@ -287,7 +287,7 @@ fn hand_made_pilgrim_interprocess_with_thread_ids() {
     ];
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (*n, b.as_slice())).collect();
     let trace = decode(&refs).unwrap();
-    assert_eq!(trace.ranks[0].records[0].tid, 140001);
+    assert_eq!(trace.ranks[0].records[0].call.tid, 140001);
     assert_eq!((trace.end_ticks(), trace.meta.flags.interprocess_compression), (21, true));
     let t: Vec<String> = trace.ranks.iter().map(to_text).collect();
     eqnice!("0.0000001 0.0000002 MPI_File_open 0 1 ( MPI_COMM_WORLD /tmp/a 5 MPI_INFO_NULL %p )\n0.0000004 0.0000005 open 0 0 ( /tmp/a 577 420 )\n", t[0]);

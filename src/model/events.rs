@@ -135,6 +135,11 @@ pub struct EventTable {
     /// `smsp__sass_thread_inst_executed_op_ffma_pred_on.sum`): (event, arg key, value), sorted
     /// by event. HTA turns every such key into a column (SPEC §1.2 step 7, §2.16).
     pub profiler_range_args: Vec<(EventId, StrId, f64)>,
+    /// Arguments of a traced call (Recorder: `/tmp/a %p 4096` for a `write`), interned: the
+    /// arguments as text separated by single spaces (Recorder writes a space inside an argument
+    /// as `_`, so the split is exact). (event, text), by event. A trace repeats few distinct
+    /// argument lists, so interning keeps them at 8 bytes an event.
+    pub call_args: Vec<(EventId, StrId)>,
 }
 
 /// One event ready to be appended (the reader fills it, the table stores it).
@@ -248,6 +253,7 @@ impl EventTable {
         self.name_suffix.shrink_to_fit();
         self.suffix_text.shrink_to_fit();
         self.profiler_range_args.shrink_to_fit();
+        self.call_args.shrink_to_fit();
     }
 
     /// Whether row `e` has a duration.
@@ -277,6 +283,12 @@ impl EventTable {
         let a = self.suffix_text.len() as u32;
         self.suffix_text.push_str(suffix);
         self.name_suffix.push((e, a, self.suffix_text.len() as u32));
+    }
+
+    /// The call arguments of row `e` (see [`EventTable::call_args`]), if any.
+    pub fn call_args(&self, e: EventId) -> Option<StrId> {
+        let i = self.call_args.binary_search_by_key(&e, |a| a.0).ok()?;
+        Some(self.call_args[i].1)
     }
 
     /// Sparse integer argument `arg` of row `e`.

@@ -234,12 +234,26 @@ impl RankTrace {
     }
 
     /// Name of row `e` as the file wrote it, with its timing suffix (see
-    /// [`EventTable::name_suffix`]).
+    /// [`EventTable::name_suffix`]); a traced call with arguments as recorder2text prints it
+    /// (`write ( /tmp/a %p 4096 )`, see [`EventTable::call_args`]).
     pub fn full_name(&self, e: EventId) -> std::borrow::Cow<'_, str> {
+        if let Some(args) = self.events.call_args(e) {
+            return format!("{} ( {} )", self.name(e), self.strings.get(args)).into();
+        }
         match self.events.name_suffix(e) {
             Some(sfx) => format!("{}{sfx}", self.name(e)).into(),
             None => self.name(e).into(),
         }
+    }
+
+    /// The call arguments of row `e` (see [`EventTable::call_args`]): none for other events.
+    pub fn call_args(&self, e: EventId) -> std::str::Split<'_, char> {
+        let text = self.events.call_args(e).map_or("", |a| self.strings.get(a));
+        let mut it = text.split(' ');
+        if text.is_empty() {
+            it.next();
+        }
+        it
     }
 
     /// Category of row `e`.

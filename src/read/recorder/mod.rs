@@ -36,12 +36,12 @@ pub mod zlib;
 
 pub use error::{ErrorKind, RecorderError};
 pub use meta::{Flags, Layout, Metadata};
-pub use record::{Layer, RankRecords, Record};
+pub use record::{Call, Layer, RankRecords, Record};
 pub use text::to_text;
 
 use grammar::terminal_sequence;
 use layout::{read_parts, Folder};
-use record::{build_records, LayerBounds};
+use record::{build_records, Calls, LayerBounds};
 
 /// A decoded trace: the run's metadata and every rank's records.
 #[derive(Debug, Clone, PartialEq)]
@@ -77,13 +77,14 @@ pub fn decode(files: &[(&str, &[u8])]) -> Result<RecorderTrace, RecorderError> {
     let meta = meta::parse_metadata(mt, layout, version)?;
     let parts = read_parts(&folder, &meta)?;
     let bounds = LayerBounds::of(&meta.func_names);
+    let mut calls: Vec<Calls> = parts.csts.iter().map(|c| Calls::new(c)).collect();
     let mut ranks = Vec::with_capacity(meta.ranks as usize);
     for rank in 0..meta.ranks as usize {
-        let cst = &parts.csts[parts.cst_of[rank]];
+        let calls = &mut calls[parts.cst_of[rank]];
         let (file, grammar) = &parts.grammars[parts.grammar_of[rank]];
         let ticks = &parts.ticks[rank];
-        let terminals = terminal_sequence(file, grammar, cst.len(), ticks.len())?;
-        let (records, unused_timestamps) = build_records(file, &terminals, cst, ticks, &meta.func_names, bounds)?;
+        let terminals = terminal_sequence(file, grammar, parts.csts[parts.cst_of[rank]].len(), ticks.len())?;
+        let (records, unused_timestamps) = build_records(file, &terminals, calls, ticks, &meta.func_names, bounds)?;
         ranks.push(RankRecords { rank: rank as u32, time_resolution: meta.time_resolution, records, unused_timestamps });
     }
     Ok(RecorderTrace { meta, ranks })

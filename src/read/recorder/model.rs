@@ -1,13 +1,29 @@
 //! Recorder records into the model: one [`RankTrace`] per Recorder rank, each call a complete
 //! CPU-side event (phase `X`, [`Kind::Other`]) with category = its layer (`POSIX`, `MPIIO`,
-//! `MPI`, `HDF5`, `FTRACE`), name = the function, the arguments as the name's suffix
-//! (` ( a b c )`, as recorder2text prints them), pid = the rank, tid = the thread id (0 when the
-//! trace does not record them). Times are ns since the run's start (`ticks × time_resolution`,
+//! `MPI`, `HDF5`, `FTRACE`), name = the function, the arguments as its call arguments
+//! ([`crate::model::EventTable::call_args`]: `full_name` prints ` ( a b c )` after the name, as
+//! recorder2text does), pid = the rank, tid = the thread id (0 when the trace does not record
+//! them). Times are ns since the run's start (`ticks × time_resolution`,
 //! rounded to the ns); the run's start (seconds since the epoch) is the rank's base time.
 
-use super::{Layer, RankRecords, RecorderTrace};
+use std::collections::HashMap;
+
+use super::{Call, Layer, RankRecords, RecorderTrace};
 use crate::model::events::flags;
+use crate::model::strings::StrId;
 use crate::model::{Format, IdValue, Kind, NewEvent, Phase, RankTrace};
+
+/// A call's interned strings and thread id.
+#[derive(Clone, Copy)]
+struct Interned {
+    cat: StrId,
+    name: StrId,
+    args: Option<StrId>,
+    tid: u32,
+}
+
+/// Every layer, in the order of its number.
+const LAYERS: [Layer; 5] = [Layer::Posix, Layer::MpiIo, Layer::Mpi, Layer::Hdf5, Layer::Ftrace];
 
 /// The category of a layer.
 pub fn layer_name(l: Layer) -> &'static str {
@@ -48,33 +64,50 @@ fn to_rank(r: &RankRecords, folder: &str) -> RankTrace {
     let pid = rank.ids.intern(IdValue::Int(i64::from(r.rank)));
     rank.process_names.insert(pid, format!("rank {}", r.rank));
     rank.events.reserve(r.records.len());
-    for (i, c) in r.records.iter().enumerate() {
+    // a call's strings are interned once: records of one signature share its call
+    let mut interned: HashMap<*const Call, Interned> = HashMap::new();
+    let mut per_layer = [0u64; LAYERS.len()];
+    for (i, rec) in r.records.iter().enumerate() {
+        let c = &*rec.call;
         let cat = layer_name(c.layer);
-        let tid = rank.ids.intern(IdValue::Int(c.tid as i64));
-        let (start, end) = (ns(c.start), ns(c.end));
+        let s = *interned.entry(c as *const Call).or_insert_with(|| Interned {
+            cat: rank.strings.intern(cat),
+            name: rank.strings.intern(&c.func),
+            args: (!c.args.is_empty()).then(|| rank.strings.intern(&c.args.join(" "))),
+            tid: rank.ids.intern(IdValue::Int(c.tid as i64)),
+        });
+        let (start, end) = (ns(rec.start), ns(rec.end));
         let e = rank.events.push(NewEvent {
             index: i as u32,
             phase: Phase::Complete,
             kind: Kind::Other,
-            cat: rank.strings.intern(cat),
-            name: rank.strings.intern(&c.func),
+            cat: s.cat,
+            name: s.name,
             ts: start,
             dur: (end - start).max(0),
             pid,
-            tid,
+            tid: s.tid,
             stream: -1,
             correlation: -1,
             external_id: -1,
             flags: flags::HAS_TS | flags::HAS_DUR | flags::HAS_CAT,
         });
-        if !c.args.is_empty() {
-            rank.events.push_name_suffix(e, &format!(" ( {} )", c.args.join(" ")));
+        if let Some(args) = s.args {
+            rank.events.call_args.push((e, args));
         }
-        let counts = &mut rank.counts;
-        counts.events += 1;
-        *counts.kinds.entry(Kind::Other.as_str().to_string()).or_default() += 1;
-        *counts.categories.entry(cat.to_string()).or_default() += 1;
-        *counts.phases.entry("X".to_string()).or_default() += 1;
+        per_layer[c.layer as usize] += 1;
+    }
+    let n = r.records.len() as u64;
+    let counts = &mut rank.counts;
+    counts.events += n;
+    if n > 0 {
+        *counts.kinds.entry(Kind::Other.as_str().to_string()).or_default() += n;
+        *counts.phases.entry("X".to_string()).or_default() += n;
+    }
+    for (l, &k) in LAYERS.iter().zip(&per_layer) {
+        if k > 0 {
+            *counts.categories.entry(layer_name(*l).to_string()).or_default() += k;
+        }
     }
     rank
 }

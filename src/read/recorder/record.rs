@@ -5,6 +5,8 @@
 //! the start and the end, both counted from the previous call's start (the first from the run's
 //! start). Records keep absolute integer ticks since the run's start.
 
+use std::sync::Arc;
+
 use super::cst::Signature;
 use super::error::{ErrorKind, RecorderError};
 
@@ -63,13 +65,21 @@ impl LayerBounds {
     }
 }
 
-/// One traced call.
+/// One traced call: its times and its call, shared by every record of the same call signature
+/// (a trace repeats few distinct calls many times, so records stay 24 bytes).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record {
     /// Start, in ticks of [`RankRecords::time_resolution`] since the run's start.
     pub start: u64,
     /// End, in the same ticks.
     pub end: u64,
+    /// What was called.
+    pub call: Arc<Call>,
+}
+
+/// A distinct call: function, depth, layer, thread and arguments (a call signature, named).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Call {
     /// Index into the function names ([`USER_FUNCTION`] for user functions).
     pub func_id: u8,
     /// The function's name (a user function's second argument).
@@ -98,13 +108,41 @@ pub struct RankRecords {
     pub unused_timestamps: usize,
 }
 
-/// Builds the records of `terminals` (a grammar's expansion) from the signatures `cst` and the
-/// (start, end) tick deltas `ticks`; `names` and `bounds` name and classify functions. `file`
-/// names the grammar in errors.
+/// The calls of a call-signature table, named and classified once, when first used (ranks that
+/// share a table share its calls).
+#[derive(Debug)]
+pub struct Calls<'a> {
+    cst: &'a [Signature],
+    made: Vec<Option<Arc<Call>>>,
+}
+
+impl<'a> Calls<'a> {
+    /// The calls of `cst`, none made yet.
+    pub fn new(cst: &'a [Signature]) -> Self {
+        Calls { cst, made: vec![None; cst.len()] }
+    }
+
+    /// The call of terminal `t` (below the table's size), named with `names` and `bounds`.
+    fn get(&mut self, t: usize, names: &[String], bounds: LayerBounds) -> Result<Arc<Call>, String> {
+        if let Some(c) = &self.made[t] {
+            return Ok(c.clone());
+        }
+        let sig = &self.cst[t];
+        let func = function_name(sig, names)?;
+        let layer = bounds.layer(sig.func_id, &func);
+        let call = Arc::new(Call { func_id: sig.func_id, func, depth: sig.depth, layer, tid: sig.tid, args: sig.args.clone() });
+        self.made[t] = Some(call.clone());
+        Ok(call)
+    }
+}
+
+/// Builds the records of `terminals` (a grammar's expansion) from the calls of its signature
+/// table and the (start, end) tick deltas `ticks`; `names` and `bounds` name and classify
+/// functions. `file` names the grammar in errors.
 pub fn build_records(
     file: &str,
     terminals: &[u32],
-    cst: &[Signature],
+    calls: &mut Calls<'_>,
     ticks: &[(u32, u32)],
     names: &[String],
     bounds: LayerBounds,
@@ -113,12 +151,10 @@ pub fn build_records(
     let mut prev_start = 0u64;
     for (&t, &(d_start, d_end)) in terminals.iter().zip(ticks) {
         // terminal ids were checked against the table's size by the grammar expansion
-        let sig = &cst[t as usize];
-        let func = function_name(sig, names).map_err(|msg| RecorderError::in_file(file, ErrorKind::Corrupt(msg)))?;
+        let call = calls.get(t as usize, names, bounds).map_err(|msg| RecorderError::in_file(file, ErrorKind::Corrupt(msg)))?;
         let (start, end) = (prev_start + u64::from(d_start), prev_start + u64::from(d_end));
         prev_start = start;
-        let layer = bounds.layer(sig.func_id, &func);
-        records.push(Record { start, end, func_id: sig.func_id, func, depth: sig.depth, layer, tid: sig.tid, args: sig.args.clone() });
+        records.push(Record { start, end, call });
     }
     Ok((records, ticks.len().saturating_sub(terminals.len())))
 }
@@ -164,17 +200,20 @@ mod tests {
         let n = names(&["open", "write"]);
         let sig = |f: u8, args: &[&str]| Signature { tid: 0, func_id: f, depth: 0, args: names(args) };
         let cst = vec![sig(0, &["/a", "0"]), sig(1, &["/a", "%p", "8"]), sig(USER_FUNCTION, &["x", "main"])];
+        let mut calls = Calls::new(&cst);
         let (r, unused) =
-            build_records("0.cfg", &[0, 1, 1, 2], &cst, &[(10, 15), (7, 9), (3, 4), (0, 1), (5, 5)], &n, LayerBounds::of(&n)).unwrap();
+            build_records("0.cfg", &[0, 1, 1, 2], &mut calls, &[(10, 15), (7, 9), (3, 4), (0, 1), (5, 5)], &n, LayerBounds::of(&n))
+                .unwrap();
         let times: Vec<(u64, u64)> = r.iter().map(|r| (r.start, r.end)).collect();
         assert_eq!(times, vec![(10, 15), (17, 19), (20, 21), (20, 21)]);
-        assert_eq!((r[3].func.as_str(), r[3].layer, unused), ("main", Layer::Ftrace, 1));
+        assert_eq!((r[3].call.func.as_str(), r[3].call.layer, unused), ("main", Layer::Ftrace, 1));
+        assert!(Arc::ptr_eq(&r[1].call, &r[2].call), "records of one signature share its call");
     }
 
     #[test]
     fn unknown_function_ids_are_errors() {
         let cst = vec![Signature { tid: 0, func_id: 9, depth: 0, args: vec![] }];
-        let e = build_records("0.cfg", &[0], &cst, &[(0, 0)], &names(&["open"]), LayerBounds::of(&[])).unwrap_err();
+        let e = build_records("0.cfg", &[0], &mut Calls::new(&cst), &[(0, 0)], &names(&["open"]), LayerBounds::of(&[])).unwrap_err();
         assert_eq!(e.to_string(), "0.cfg: corrupt: function id 9 is not among recorder.mt's 1 names");
     }
 }

@@ -29,9 +29,10 @@ pub fn to_text(rank: &RankRecords) -> String {
         let tstart = delta(r.start) * res + prev_secs;
         let tend = delta(r.end) * res + prev_secs;
         (prev_ticks, prev_secs) = (r.start, tstart);
-        let _ = write!(out, "{tstart:.d$} {tend:.d$} {} {} {} (", r.func, r.depth, r.layer as u8);
-        if r.func_id != USER_FUNCTION {
-            for a in &r.args {
+        let c = &r.call;
+        let _ = write!(out, "{tstart:.d$} {tend:.d$} {} {} {} (", c.func, c.depth, c.layer as u8);
+        if c.func_id != USER_FUNCTION {
+            for a in &c.args {
                 out.push(' ');
                 out.push_str(a);
             }
@@ -44,7 +45,7 @@ pub fn to_text(rank: &RankRecords) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::recorder::record::{Layer, Record};
+    use crate::read::recorder::record::{Call, Layer, Record};
 
     #[test]
     fn decimals_truncate_like_c() {
@@ -56,12 +57,14 @@ mod tests {
         let rec = |start, end, func: &str, func_id, layer, args: &[&str]| Record {
             start,
             end,
-            func_id,
-            func: func.into(),
-            depth: 1,
-            layer,
-            tid: 0,
-            args: args.iter().map(|s| s.to_string()).collect(),
+            call: std::sync::Arc::new(Call {
+                func_id,
+                func: func.into(),
+                depth: 1,
+                layer,
+                tid: 0,
+                args: args.iter().map(|s| s.to_string()).collect(),
+            }),
         };
         let rank = RankRecords {
             rank: 0,
