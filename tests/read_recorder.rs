@@ -175,15 +175,15 @@ fn gotcha_trace_equals_recorder2text_with_its_timestamp_bug() {
 const NAMES: [&str; 5] = ["open", "write", "MPI_File_open", "MPI_Barrier", "H5Fcreate"];
 
 /// A call signature: (tid, func_id, depth, args).
-type Sig<'a> = (u64, u8, u8, &'a [&'a str]);
+pub(crate) type Sig<'a> = (u64, u8, u8, &'a [&'a str]);
 
 /// `ints` as little-endian bytes.
-fn le(ints: &[i32]) -> Vec<u8> {
+pub(crate) fn le(ints: &[i32]) -> Vec<u8> {
     ints.iter().flat_map(|i| i.to_le_bytes()).collect()
 }
 
 /// A CST as `serialize_cst` writes it (entries in reverse terminal order, as a hash table may).
-fn cst_bytes(sigs: &[Sig]) -> Vec<u8> {
+pub(crate) fn cst_bytes(sigs: &[Sig]) -> Vec<u8> {
     let mut out = le(&[sigs.len() as i32]);
     for (id, (tid, func, depth, args)) in sigs.iter().enumerate().rev() {
         let text: String = args.iter().map(|a| format!("{a} ")).collect();
@@ -198,7 +198,7 @@ fn cst_bytes(sigs: &[Sig]) -> Vec<u8> {
 }
 
 /// A grammar as `serialize_grammar` writes it.
-fn cfg_bytes(rules: &[(i32, &[(i32, i32)])]) -> Vec<u8> {
+pub(crate) fn cfg_bytes(rules: &[(i32, &[(i32, i32)])]) -> Vec<u8> {
     let mut ints = vec![rules.len() as i32];
     for (id, body) in rules {
         ints.extend([*id, body.len() as i32]);
@@ -208,12 +208,12 @@ fn cfg_bytes(rules: &[(i32, &[(i32, i32)])]) -> Vec<u8> {
 }
 
 /// Timestamp pairs as raw `uint32_t`s.
-fn ts_bytes(pairs: &[(u32, u32)]) -> Vec<u8> {
+pub(crate) fn ts_bytes(pairs: &[(u32, u32)]) -> Vec<u8> {
     pairs.iter().flat_map(|&(a, b)| [a, b]).flat_map(u32::to_le_bytes).collect()
 }
 
 /// `recorder.mt`: the layout's 40-byte header (start 1000 s, 1e-7 s ticks), then [`NAMES`].
-fn mt_bytes(gotcha: bool, ranks: i32, interprocess: bool) -> Vec<u8> {
+pub(crate) fn mt_bytes(gotcha: bool, ranks: i32, interprocess: bool) -> Vec<u8> {
     let mut h = le(&[ranks]);
     if gotcha {
         h.extend([1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0]);

@@ -87,7 +87,7 @@ pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) ->
 /// Draws `chart` on `area` in `style`; returns its hover regions in CSS pixels (device pixels
 /// divided by `style.scale`), at most [`MAX_REGIONS`].
 pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart, style: &Style) -> Result<Vec<Region>, String> {
-    use super::{bars, flame, plots};
+    use super::{bars, flame, plots, timeline};
     ensure_font()?;
     area.fill(&style.background()).map_err(e2s)?;
     let mut h = Hover::new(area);
@@ -107,6 +107,7 @@ pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Ch
         Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
         Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
+        Chart::Timeline { title, x_label, lanes, kinds, runs } => timeline::timeline(area, st, &mut h, title, x_label, lanes, kinds, runs),
         Chart::Flame { title, unit, frames, zoom, search } => flame::flame(area, st, &mut h, title, unit, frames, *zoom, search.as_deref()),
     }?;
     Ok(css_pixels(h.regions, style.scale))

@@ -9,3 +9,4 @@ mod plots;
 #[cfg(not(target_arch = "wasm32"))]
 pub mod png;
 pub mod style;
+mod timeline;

@@ -102,7 +102,7 @@ pub(super) fn histogram<DB: DrawingBackend>(
 }
 
 /// Room on the right of a plot for the last label of the numeric x axis `range`, centred on its end.
-fn right_room<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style, range: std::ops::Range<f64>) -> u32 {
+pub(super) fn right_room<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style, range: std::ops::Range<f64>) -> u32 {
     ticks(range, 8).last().map_or(0, |v| text_size(area, &value_label(v), &st.label_font()).0 / 2 + st.upx(4.0))
 }
 

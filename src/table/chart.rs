@@ -153,6 +153,20 @@ pub enum Chart {
         /// `(label, start, end)` per row.
         bars: Vec<(String, f64, f64)>,
     },
+    /// Lanes (ranks, top to bottom) over time, each coloured in runs by what it was in: runs
+    /// `(lane, start, end, kind)` with `kind` indexing `kinds` (the legend, one colour each).
+    Timeline {
+        /// Title.
+        title: String,
+        /// Label of the time axis (with unit).
+        x_label: String,
+        /// Lane labels, top first.
+        lanes: Vec<String>,
+        /// Names of the kinds (legend).
+        kinds: Vec<String>,
+        /// `(lane, start, end, kind)`.
+        runs: Vec<(u32, f64, f64, u8)>,
+    },
 }
 
 impl Chart {
@@ -167,6 +181,7 @@ impl Chart {
             | Chart::Columns { title, .. }
             | Chart::GroupedBars { title, .. }
             | Chart::Waterfall { title, .. }
+            | Chart::Timeline { title, .. }
             | Chart::Flame { title, .. } => title,
         }
     }
@@ -192,6 +207,7 @@ impl Chart {
                 l.iter().flat_map(|l| &l.points).any(|p| p.0.is_finite() && p.1.is_finite())
             }
             Chart::Waterfall { bars, .. } => bars.iter().any(|b| b.1.is_finite() && b.2.is_finite()),
+            Chart::Timeline { runs, .. } => runs.iter().any(|r| r.2 > r.1),
             Chart::Flame { frames, .. } => frames.iter().any(|f| some(&f.total)),
         }
     }
