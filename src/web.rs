@@ -3,7 +3,8 @@
 //! the same message the CLI prints; nothing here unwraps input-derived data.
 //!
 //! In the Web Worker: `new Session()`, then per file `begin_file(name, size)`, `push(chunk)`…,
-//! `end_file()`, and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
+//! `end_file()` (a Recorder trace folder's files, as `plan_files(paths)` tells them:
+//! `add_folder_file(folder, name, bytes)` each, then `end_folders()`), and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
 //! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
 //! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
 //! Large files are read by several workers (see `read::blocks`): `begin_file_split(name, size,
@@ -64,10 +65,20 @@ pub fn wasm_memory_bytes() -> f64 {
 #[derive(Default)]
 pub struct Session {
     done: Vec<RankTrace>,
+    folders: crate::page::folders::Folders,
     current: Option<FileReader>,
     workspace: Option<Workspace>,
     /// Blocks of the current split file not yet handed out by `take_block`.
     blocks: std::collections::VecDeque<Vec<u8>>,
+}
+
+/// The role of each path of `paths_json` (a JSON array of `/`-separated paths) as a JSON array:
+/// `{"role": "trace"}` (read it with `begin_file`…), `{"role": "recorder", "folder", "name"}`
+/// (a file of a Recorder folder: `add_folder_file`, then `end_folders`) or `{"role": "skip"}`.
+#[wasm_bindgen]
+pub fn plan_files(paths_json: &str) -> Result<String, JsValue> {
+    let paths: Vec<String> = serde_json::from_str(paths_json).map_err(err)?;
+    serde_json::to_string(&crate::page::folders::plan(&paths)).map_err(err)
 }
 
 /// Parses one block of the file `name` (from a split session's `take_block`) into the partial
@@ -216,6 +227,20 @@ impl Session {
     /// Bytes of the current file consumed so far.
     pub fn bytes_consumed(&self) -> f64 {
         self.current.as_ref().map(|r| r.bytes_consumed() as f64).unwrap_or(0.0)
+    }
+
+    /// A file of a trace folder (a Recorder trace: `plan_files` says which), read whole.
+    pub fn add_folder_file(&mut self, folder: &str, name: &str, bytes: Vec<u8>) {
+        self.folders.add(folder, name, bytes);
+    }
+
+    /// Decodes the folders given by `add_folder_file` into ranks; returns those that could not
+    /// be read as JSON `[{"file": folder, "message": text}]`.
+    pub fn end_folders(&mut self) -> String {
+        let (ranks, failed) = std::mem::take(&mut self.folders).finish();
+        self.done.extend(ranks);
+        let failed: Vec<serde_json::Value> = failed.into_iter().map(|(f, m)| serde_json::json!({ "file": f, "message": m })).collect();
+        serde_json::Value::from(failed).to_string()
     }
 
     /// Assembles the files read so far into one trace, keeps it for `run_analysis` and returns

@@ -33,8 +33,9 @@ let runs = 0; // a newer run() supersedes one still waiting for the module
 prepareStandby(true);
 setReadingCheck(() => job || readingPair());
 
-// Reads `files` (File[]) as one trace in a worker (the standby one if it is there) and shows what it read.
-async function run(files) {
+// Reads `files` (File[]; `paths`: where each was in what was dropped or picked, which tells the files of a trace
+// folder) as one trace in a worker (the standby one if it is there) and shows what it read.
+async function run(files, paths = files.map((f) => f.name)) {
   const token = ++runs;
   stop();
   dropTrace();
@@ -103,7 +104,7 @@ async function run(files) {
     showError(`The parse worker failed: ${e.message || 'it could not start'}`);
   };
   // kinetoscopeSplit ({min, block} in bytes): when files are read by several workers (tests and benchmarks)
-  worker.postMessage({ type: 'parse', module, files, split: globalThis.kinetoscopeSplit ?? null });
+  worker.postMessage({ type: 'parse', module, files, paths, split: globalThis.kinetoscopeSplit ?? null });
 }
 
 // Ends the parse job; the worker stays when it now holds the trace. Returns how long it ran, in ms.

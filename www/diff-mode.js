@@ -13,7 +13,7 @@ import { byPath, picked } from './files.js';
 import { answered, ask, takeWorker } from './workers.js';
 
 const SIDES = ['control', 'test'];
-const chosen = { control: null, test: null }; // File[] per side
+const chosen = { control: null, test: null }; // per side: {files: File[], paths: string[]}
 let pair = null; // the Diff mode's worker: {worker, pending, loading, started}
 let pairRuns = 0;
 let diffPanelReady = null; // Promise of the Diff mode's panel (built from Rust's diff_options() once)
@@ -57,8 +57,9 @@ function ensureDiffPanel() {
 export function chooseSide(side, found) {
   const zone = document.querySelector(`#diff [data-side="${side}"]`);
   if (!found.length) return showError(`No files found in what was dropped or picked for ${side}.`);
-  chosen[side] = found.sort(byPath).map((f) => f.file);
-  const names = chosen[side].map((f) => f.name);
+  const sorted = found.sort(byPath);
+  chosen[side] = { files: sorted.map((f) => f.file), paths: sorted.map((f) => f.path) };
+  const names = chosen[side].files.map((f) => f.name);
   zone.querySelector('.chosen').textContent = `${names.length} file${names.length === 1 ? '' : 's'}: ${names.slice(0, 4).join(', ')}${names.length > 4 ? ', …' : ''}`;
   zone.querySelector('.loaded').textContent = '';
   const other = SIDES.find((s) => !chosen[s]);
@@ -85,8 +86,9 @@ async function loadPair() {
   const worker = takeWorker();
   const p = (pair = { worker, pending: new Map(), loading: true, started: performance.now() });
   const read = (slot) => {
-    showProgress({ slot, file: files[slot][0]?.name ?? '', done: 0, total: files[slot].reduce((n, f) => n + f.size, 0) });
-    worker.postMessage({ type: 'parse', module, files: files[slot], slot, split: globalThis.kinetoscopeSplit ?? null });
+    const { files: list, paths } = files[slot];
+    showProgress({ slot, file: list[0]?.name ?? '', done: 0, total: list.reduce((n, f) => n + f.size, 0) });
+    worker.postMessage({ type: 'parse', module, files: list, paths, slot, split: globalThis.kinetoscopeSplit ?? null });
   };
   worker.onmessage = ({ data }) => {
     if (pair !== p) return;

@@ -10,7 +10,7 @@ const hidden = (path) => path.split('/').some((part) => part.startsWith('.'));
 /** Orders {path, file} entries by path. */
 export const byPath = (a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
 
-let open = null; // File[] → reads them as one trace (app.js run)
+let open = null; // (File[], paths) → reads them as one trace (app.js run)
 let openSide = null; // (side, [{path, file}]) → the files of a Diff mode side (diff-mode.js chooseSide)
 
 /** Listens for drops anywhere, the file and folder pickers and Load sample; handlers: {open, openSide}. */
@@ -90,7 +90,8 @@ function startUserFiles(found) {
   const params = hashState();
   params.delete('sample');
   setHash(params);
-  open(found.sort(byPath).map((f) => f.file));
+  const sorted = found.sort(byPath);
+  open(sorted.map((f) => f.file), sorted.map((f) => f.path));
 }
 
 /** Reads the bundled sample (`#sample=1` in the URL hash). */

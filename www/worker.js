@@ -3,8 +3,10 @@
 // holds one trace (slot 'trace'), or in Diff mode two (slots 'control' and 'test'); cancel or new traces = the
 // page terminates it.
 // In:  {type:'prepare', module, warm: bool}   (optional, before the first parse: see prepare())
-//      {type:'parse', module: WebAssembly.Module, files: File[], slot?, split?: {min, block}}
-//        (slot: 'trace' unless given; split: other SPLIT_MIN / BLOCK_BYTES, for tests and benchmarks)
+//      {type:'parse', module: WebAssembly.Module, files: File[], paths?: string[], slot?, split?: {min, block}}
+//        (paths: where each file was in what was dropped or picked (default: its name), which tells the files of a
+//        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: other SPLIT_MIN /
+//        BLOCK_BYTES, for tests and benchmarks)
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
 //      {type:'export', id, format: pprof|folded|speedscope|chrome, params: {measure, range}, ranks: text}
@@ -100,7 +102,7 @@ function answer(id, work) {
   self.postMessage({ ...out, id }, transfer);
 }
 
-async function parse({ module, files, slot = 'trace', split }) {
+async function parse({ module, files, paths, slot = 'trace', split }) {
   const splitMin = split?.min ?? SPLIT_MIN, blockBytes = split?.block ?? BLOCK_BYTES;
   let pool = null, blocks = 0, ready = null;
   try {
@@ -119,7 +121,17 @@ async function parse({ module, files, slot = 'trace', split }) {
     if (!pool && files.some((f) => f.size >= splitMin)) pool = await startHelpers(module);
     // a file that cannot be read is left out with its error, and the others open (all failing: the error)
     const failed = [];
-    for (const file of files) {
+    const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths ?? files.map((f) => f.name))));
+    let units = 0; // trace files and folders
+    for (const [i, file] of files.entries()) {
+      const role = roles[i];
+      if (role.role !== 'trace') {
+        if (role.role === 'recorder') s.add_folder_file(role.folder, role.name, new Uint8Array(await file.arrayBuffer()));
+        before += file.size;
+        progress(file.name, before);
+        continue;
+      }
+      units++;
       try {
         if (pool && file.size >= splitMin) blocks += await readSplit(s, file, pool, blockBytes, (done) => progress(file.name, before + done));
         else await readHere(s, file, () => progress(file.name, before + s.bytes_consumed()));
@@ -130,7 +142,11 @@ async function parse({ module, files, slot = 'trace', split }) {
       }
       before += file.size;
     }
-    if (failed.length === files.length) throw new Error(failed.map((f) => f.message).join('\n'));
+    if (roles.some((r) => r.role === 'recorder')) {
+      units += new Set(roles.filter((r) => r.role === 'recorder').map((r) => r.folder)).size;
+      failed.push(...JSON.parse(s.end_folders()));
+    }
+    if (failed.length === units) throw new Error(failed.map((f) => f.message).join('\n') || 'No trace among the files.');
     self.postMessage({ type: 'progress', slot, file: '', done: total, total });
     const json = s.finish();
     sessions[slot] = s;

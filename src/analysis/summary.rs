@@ -29,7 +29,10 @@
 //!    idle causes, the share of communication kernel time under compute (weighted by each rank's
 //!    communication time), the median step and the slowest, with several ranks the outliers, and
 //!    the performance patterns found (the `patterns` analysis with its defaults: how many
-//!    pattern and GPU pairs fired, which where).
+//!    pattern and GPU pairs fired, which where); with Recorder ranks, the share of their spans in
+//!    traced calls, the bytes written and read and the conflicting accesses (the `io` analysis).
+//! 8. With Recorder ranks, `io_files`: the `io` analysis' first 8 files (most bytes moved), and
+//!    its I/O timeline chart after the other charts.
 
 use std::collections::BTreeMap;
 
@@ -222,8 +225,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             e.1 += total;
         }
     }
+    let recorder: Vec<u32> =
+        ctx.selected.iter().map(|&i| &ctx.trace.ranks[i]).filter(|r| r.format == Some(crate::model::Format::Recorder)).map(|r| r.rank).collect();
     for (rank, g) in &gpu {
-        if g.is_none() {
+        if g.is_none() && !recorder.contains(rank) {
             report.notes.push(format!("rank {rank} has no GPU operations"));
         }
     }
@@ -309,9 +314,19 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     let (mut figures, notes) = headlines(&gpu, &steps, &step_median, &idle, &overlap, &outlier_ranks);
     figures.extend(patterns_figure(ctx));
+    report.charts = charts(&gpu, &steps);
+    if let Some(mut io) = io_report(ctx) {
+        figures.extend(io_figures(&io));
+        if let Some(files) = io.tables.iter().find(|t| t.name == "files") {
+            report.tables.push(top_rows(files, "io_files", &["file", "ranks", "bytes_written", "bytes_read", "pattern"], 8));
+        }
+        // the I/O timeline (the io report's first chart)
+        if !io.charts.is_empty() {
+            report.charts.push(io.charts.swap_remove(0));
+        }
+    }
     report.tables.insert(0, headline_table(&figures));
     report.notes.extend(notes);
-    report.charts = charts(&gpu, &steps);
     Ok(report)
 }
 
@@ -464,7 +479,8 @@ fn headlines(
             pct(total[2], all_idle)
         ));
     }
-    if gpu.len() > 1 {
+    // ranks with neither GPU work nor steps (a Recorder trace) have nothing to compare
+    if gpu.len() > 1 && (gpu.iter().any(|g| g.1.is_some()) || !steps.is_empty()) {
         figures.push(Figure {
             figure: "Outlier ranks",
             value: outlier_ranks.len() as f64,
@@ -515,6 +531,95 @@ fn patterns_figure(ctx: &Context<'_>) -> Option<Figure> {
             .join("; ")
     };
     Some(Figure { figure: "Patterns found", value: count as f64, unit: "", detail, panel: "patterns" })
+}
+
+/// The first `n` rows of `t`'s columns `cols`, as table `name`.
+fn top_rows(t: &Table, name: &str, cols: &[&str], n: usize) -> Table {
+    let mut out = Table::new(name);
+    for c in cols.iter().filter_map(|c| t.column(c)) {
+        let values = match &c.values {
+            Values::Str(v) => Values::Str(v.iter().take(n).cloned().collect()),
+            Values::Int(v) => Values::Int(v.iter().take(n).copied().collect()),
+            Values::Float(v) => Values::Float(v.iter().take(n).copied().collect()),
+        };
+        out = out.with(&c.name, c.unit, values);
+    }
+    out
+}
+
+/// Megabytes (10^6 bytes), 1 decimal.
+fn mb(bytes: i64) -> f64 {
+    np_round(bytes as f64 / 1e6, 1)
+}
+
+/// The `io` report with its defaults, if the selected ranks hold a Recorder trace.
+fn io_report(ctx: &Context<'_>) -> Option<Report> {
+    if !ctx.selected.iter().any(|&i| ctx.trace.ranks[i].format == Some(crate::model::Format::Recorder)) {
+        return None;
+    }
+    let params = Params::new(super::io::ANALYSIS.options, std::iter::empty()).ok()?;
+    super::io::ANALYSIS.report(ctx, &params).ok()
+}
+
+/// The integers of column `col` of table `name` in `r` (empty if missing).
+fn ints<'r>(r: &'r Report, name: &str, col: &str) -> &'r [i64] {
+    match r.tables.iter().find(|t| t.name == name).and_then(|t| t.column(col)).map(|c| &c.values) {
+        Some(Values::Int(v)) => v,
+        _ => &[],
+    }
+}
+
+/// The I/O of Recorder ranks, from the `io` report `io`: the share of the run in traced calls,
+/// the bytes written and read, the conflicting accesses.
+fn io_figures(io: &Report) -> Vec<Figure> {
+    let (busy, span) = (ints(io, "ranks", "io_time_ns"), ints(io, "ranks", "span_ns"));
+    let ranks = ints(io, "ranks", "rank");
+    let share = |i: usize| if span[i] > 0 { 100.0 * busy[i] as f64 / span[i] as f64 } else { f64::NAN };
+    let top = (0..ranks.len()).max_by(|&a, &b| share(a).total_cmp(&share(b)).then(ranks[b].cmp(&ranks[a])));
+    let busiest = match top {
+        Some(i) if ranks.len() > 1 => format!("; most: rank {} at {:.1} %", ranks[i], share(i)),
+        _ => String::new(),
+    };
+    let files = io.tables.iter().find(|t| t.name == "files");
+    let moved = |i: usize| ["bytes_read", "bytes_written", "mpiio_bytes_read", "mpiio_bytes_written"].iter().map(|c| ints(io, "files", c).get(i).copied().unwrap_or(0)).sum::<i64>();
+    // the files table is sorted by bytes moved: its first row is the busiest file
+    let top_file = match files.and_then(|t| t.column("file")).map(|c| &c.values) {
+        Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", names[0], mb(moved(0))),
+        _ => String::new(),
+    };
+    let sum = |table: &str, col: &str| ints(io, table, col).iter().sum::<i64>();
+    let pairs = sum("conflicts", "pairs");
+    vec![
+        Figure {
+            figure: "Time in I/O calls",
+            value: np_round(100.0 * busy.iter().sum::<i64>() as f64 / span.iter().sum::<i64>().max(1) as f64, 1),
+            unit: "%",
+            detail: format!("of the {} ranks' spans in traced calls (POSIX, MPI-IO, MPI, HDF5){busiest}", ranks.len()),
+            panel: "io",
+        },
+        Figure {
+            figure: "Bytes written",
+            value: mb(sum("ranks", "bytes_written")),
+            unit: "MB",
+            detail: format!(
+                "and {:.1} MB read by POSIX calls, {} files{top_file}",
+                mb(sum("ranks", "bytes_read")),
+                files.map_or(0, Table::rows)
+            ),
+            panel: "io",
+        },
+        Figure {
+            figure: "Conflicting accesses",
+            value: pairs as f64,
+            unit: "",
+            detail: if pairs == 0 {
+                "no two ranks read and write the same bytes of a file".into()
+            } else {
+                format!("pairs of ranks writing bytes another reads or writes; {} while both had the file open", sum("conflicts", "concurrent"))
+            },
+            panel: "io",
+        },
+    ]
 }
 
 /// The key figures as a table.

@@ -22,6 +22,20 @@ pub fn dashboard(r: &Report, link: Link<'_>) -> (String, Slots) {
         h.push_str(&format!("<p class=\"dash-note\">{}</p>", escape(note)));
     }
     h.push_str("<div class=\"dash-grid\">");
+    let io = t("io_files");
+    if let Some(files) = io {
+        if let Some(c) = r.charts.iter().find(|c| matches!(c, crate::table::Chart::Timeline { .. })) {
+            let slot = slots.add(c);
+            h.push_str(&card("io-timeline", "I/O timeline", "io", link, &slot));
+        }
+        h.push_str(&card("io-files", "Busiest files", "io", link, &small_table(files, &["file", "ranks", "bytes_written", "bytes_read", "pattern"], None)));
+    }
+    // a Recorder trace alone has no GPU work, steps or operators to show
+    let gpu_work = ["top_gpu_kernels", "top_cpu_ops", "step_times"].iter().any(|n| t(n).is_some_and(|t| t.rows() > 0));
+    if io.is_some() && !gpu_work {
+        h.push_str("</div></div>");
+        return (h, slots);
+    }
     if let Some(gpu) = t("gpu_time_by_rank") {
         h.push_str(&card("ranks", "GPU time per rank", "temporal", link, &ranks(gpu, t("overlap_and_idle"), t("ranks"), t("step_times"))));
     }

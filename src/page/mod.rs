@@ -19,6 +19,7 @@
 //! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
 
 mod diff;
+pub mod folders;
 mod warm;
 
 use std::collections::BTreeMap;
