@@ -65,6 +65,14 @@ fn assert_equals_oracle(what: &str, files: &[(String, Vec<u8>)], strip: fn(&str)
     }
 }
 
+/// The generated trace of testdata (scripts/bench/gen_recorder.py), with the real recorder2text's
+/// output as its oracle: always here, corpus or not.
+#[test]
+fn generated_trace_equals_recorder2text() {
+    let files = folder_files(&util::testdata("recorder/gen-4ranks"));
+    assert_equals_oracle("gen-4ranks", &files, str::to_string);
+}
+
 #[test]
 fn per_rank_pilgrim_trace_equals_recorder2text() {
     if util::skip_without_corpus() {

@@ -19,7 +19,7 @@ mod analysis_decode;
 mod analysis_diff;
 /// Idle time breakdown on a hand-made trace: default and --hta (SPEC §2.4, §5.8).
 mod analysis_idle;
-/// Recorder I/O calls per function and rank, against recorder2text's output.
+/// The Recorder I/O report (functions, ranks, files, sizes, access patterns, conflicts), against recorder2text's output and hand-made traces.
 mod analysis_io;
 /// Kernel breakdown on a hand-made trace (also the helpers of the analysis_* modules below).
 mod analysis_kernels;

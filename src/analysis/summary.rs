@@ -225,8 +225,13 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             e.1 += total;
         }
     }
-    let recorder: Vec<u32> =
-        ctx.selected.iter().map(|&i| &ctx.trace.ranks[i]).filter(|r| r.format == Some(crate::model::Format::Recorder)).map(|r| r.rank).collect();
+    let recorder: Vec<u32> = ctx
+        .selected
+        .iter()
+        .map(|&i| &ctx.trace.ranks[i])
+        .filter(|r| r.format == Some(crate::model::Format::Recorder))
+        .map(|r| r.rank)
+        .collect();
     for (rank, g) in &gpu {
         if g.is_none() && !recorder.contains(rank) {
             report.notes.push(format!("rank {rank} has no GPU operations"));
@@ -581,7 +586,9 @@ fn io_figures(io: &Report) -> Vec<Figure> {
         _ => String::new(),
     };
     let files = io.tables.iter().find(|t| t.name == "files");
-    let moved = |i: usize| ["bytes_read", "bytes_written", "mpiio_bytes_read", "mpiio_bytes_written"].iter().map(|c| ints(io, "files", c).get(i).copied().unwrap_or(0)).sum::<i64>();
+    let get = |c: &str, i: usize| ints(io, "files", c).get(i).copied().unwrap_or(0);
+    // as the io files table orders them: POSIX's bytes or MPI-IO's, whichever is larger
+    let moved = |i: usize| (get("bytes_read", i) + get("bytes_written", i)).max(get("mpiio_bytes_read", i) + get("mpiio_bytes_written", i));
     // the files table is sorted by bytes moved: its first row is the busiest file
     let top_file = match files.and_then(|t| t.column("file")).map(|c| &c.values) {
         Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", names[0], mb(moved(0))),
@@ -615,7 +622,10 @@ fn io_figures(io: &Report) -> Vec<Figure> {
             detail: if pairs == 0 {
                 "no two ranks read and write the same bytes of a file".into()
             } else {
-                format!("pairs of ranks writing bytes another reads or writes; {} while both had the file open", sum("conflicts", "concurrent"))
+                format!(
+                    "pairs of ranks writing bytes another reads or writes; {} while both had the file open",
+                    sum("conflicts", "concurrent")
+                )
             },
             panel: "io",
         },

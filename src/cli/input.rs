@@ -126,26 +126,24 @@ fn show_progress(done: &AtomicU64, total: u64, finished: &AtomicBool) {
 /// per-rank files (`*.cst`, `*.cfg`, or the pre-2.0 `*.itf`).
 fn is_recorder_folder(p: &Path) -> bool {
     let Ok(entries) = std::fs::read_dir(p) else { return false };
-    entries.filter_map(|e| e.ok()).any(|e| {
-        let name = e.file_name().to_string_lossy().to_string();
-        name == "recorder.mt" || name == "VERSION" || [".cst", ".cfg", ".itf"].iter().any(|x| name.ends_with(x))
-    })
+    entries.filter_map(|e| e.ok()).any(|e| kinetoscope::read::recorder::marks_folder(&e.file_name().to_string_lossy()))
 }
 
-/// The ranks of the Recorder trace folder `p` (its top-level files, decoded together).
+/// The ranks of the Recorder trace folder `p` (its top-level files that can be part of a
+/// Recorder trace, decoded together; `input_bytes` counts those).
 fn read_recorder(p: &Path) -> Result<Vec<RankTrace>> {
     let mut files = Vec::new();
     for e in std::fs::read_dir(p).with_context(|| format!("{}: cannot list folder", p.display()))? {
         let path = e?.path();
-        if path.is_file() {
-            let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        let name = path.file_name().map(|n| n.to_string_lossy().to_string()).unwrap_or_default();
+        if path.is_file() && kinetoscope::read::recorder::is_part(&name) {
             files.push((name, std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?));
         }
     }
     let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-    let trace = kinetoscope::read::recorder::decode(&refs).map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))?;
     let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
-    Ok(kinetoscope::read::recorder::model::to_ranks(&trace, &p.display().to_string(), bytes))
+    kinetoscope::read::recorder::model::read_ranks(&refs, &p.display().to_string(), bytes)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
 }
 
 /// Reads every input into one trace. Files found in folders that are not traces are skipped

@@ -28,7 +28,13 @@ pub fn dashboard(r: &Report, link: Link<'_>) -> (String, Slots) {
             let slot = slots.add(c);
             h.push_str(&card("io-timeline", "I/O timeline", "io", link, &slot));
         }
-        h.push_str(&card("io-files", "Busiest files", "io", link, &small_table(files, &["file", "ranks", "bytes_written", "bytes_read", "pattern"], None)));
+        h.push_str(&card(
+            "io-files",
+            "Busiest files",
+            "io",
+            link,
+            &small_table(files, &["file", "ranks", "bytes_written", "bytes_read", "pattern"], None),
+        ));
     }
     // a Recorder trace alone has no GPU work, steps or operators to show
     let gpu_work = ["top_gpu_kernels", "top_cpu_ops", "step_times"].iter().any(|n| t(n).is_some_and(|t| t.rows() > 0));

@@ -1,9 +1,11 @@
 //! Trace folders among the files the page was given: a Recorder trace is a folder of files read
 //! together (`recorder.mt`, `VERSION`, `*.cst`, `*.cfg`, `*.ts`, …), not one file per rank. The
 //! page hands every path to [`plan`], which says per path whether it is a trace file of its own,
-//! a file of a Recorder folder (one that holds `recorder.mt`; its `VERSION`, `*.mt`, `*.cst`,
-//! `*.cfg`, `*.ts` files are read whole, then [`Folders::add`]), or a file to leave out (what is
-//! under a Recorder folder's subfolders, such as recorder2text's `_text/`); [`Folders::finish`]
+//! a file of a Recorder folder (one that holds `recorder.mt`, `VERSION`, `*.cst`, `*.cfg` or `*.itf`:
+//! `read::recorder::marks_folder`; its `VERSION`, `*.mt`, `*.cst`,
+//! `*.cfg`, `*.ts` files are read whole, then [`Folders::add`]), or a file to leave out (the
+//! folder's other files, and what is under its subfolders, such as recorder2text's `_text/`: as
+//! the CLI reads a Recorder folder); [`Folders::finish`]
 //! decodes each folder into ranks.
 
 use std::collections::BTreeMap;
@@ -11,6 +13,7 @@ use std::collections::BTreeMap;
 use serde::Serialize;
 
 use crate::model::RankTrace;
+use crate::read::recorder::{is_part, marks_folder};
 
 /// What to do with one path.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -34,26 +37,15 @@ fn split(path: &str) -> (&str, &str) {
     path.rsplit_once('/').unwrap_or(("", path))
 }
 
-/// Whether a file named `name` marks its folder as a Recorder trace (`recorder.mt`; a pre-2.0
-/// text trace's `0.itf`, which the decoder then refuses with a clear message).
-fn marks_recorder(name: &str) -> bool {
-    name == "recorder.mt" || name == "0.itf"
-}
-
-/// Whether a file named `name` can be part of a Recorder folder.
-fn is_part(name: &str) -> bool {
-    name == "VERSION" || [".mt", ".cst", ".cfg", ".ts", ".itf"].iter().any(|x| name.ends_with(x))
-}
-
 /// The role of each of `paths` (`a/b/c.json`: relative or absolute, `/`-separated).
 pub fn plan(paths: &[String]) -> Vec<Role> {
-    let folders: Vec<&str> = paths.iter().map(|p| split(p)).filter(|(_, name)| marks_recorder(name)).map(|(folder, _)| folder).collect();
+    let folders: Vec<&str> = paths.iter().map(|p| split(p)).filter(|(_, name)| marks_folder(name)).map(|(folder, _)| folder).collect();
     paths
         .iter()
         .map(|p| {
             let (folder, name) = split(p);
-            if folders.contains(&folder) && is_part(name) {
-                return Role::Recorder { folder: folder.to_string(), name: name.to_string() };
+            if folders.contains(&folder) {
+                return if is_part(name) { Role::Recorder { folder: folder.to_string(), name: name.to_string() } } else { Role::Skip };
             }
             // in a subfolder of a Recorder folder
             let inside = |f: &&str| {
@@ -88,11 +80,9 @@ impl Folders {
         for (folder, files) in self.files {
             let shown = if folder.is_empty() { "the Recorder files".to_string() } else { folder.trim_start_matches('/').to_string() };
             let refs: Vec<(&str, &[u8])> = files.iter().map(|(n, b)| (n.as_str(), b.as_slice())).collect();
-            match crate::read::recorder::decode(&refs) {
-                Ok(t) => {
-                    let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
-                    ranks.extend(crate::read::recorder::model::to_ranks(&t, &shown, bytes));
-                }
+            let bytes = files.iter().map(|(_, b)| b.len() as u64).sum();
+            match crate::read::recorder::model::read_ranks(&refs, &shown, bytes) {
+                Ok(r) => ranks.extend(r),
                 Err(e) => failed.push((shown.clone(), format!("{shown}: {e}"))),
             }
         }
@@ -111,10 +101,11 @@ mod tests {
     #[test]
     fn files_of_a_recorder_folder_are_read_together() {
         let rec = |folder: &str, name: &str| Role::Recorder { folder: folder.into(), name: name.into() };
-        let got = plan(&paths(&["/run/recorder.mt", "/run/0.cst", "/run/_text/0.txt", "/run/_chrome/t.json", "/other/a.json", "/runner/x.json"]));
+        let got =
+            plan(&paths(&["/run/recorder.mt", "/run/0.cst", "/run/_text/0.txt", "/run/_chrome/t.json", "/other/a.json", "/runner/x.json"]));
         assert_eq!(got, vec![rec("/run", "recorder.mt"), rec("/run", "0.cst"), Role::Skip, Role::Skip, Role::Trace, Role::Trace]);
         // files picked without their folder
-        assert_eq!(plan(&paths(&["recorder.mt", "0.ts", "k.json"])), vec![rec("", "recorder.mt"), rec("", "0.ts"), Role::Trace]);
+        assert_eq!(plan(&paths(&["recorder.mt", "0.ts", "k.json"])), vec![rec("", "recorder.mt"), rec("", "0.ts"), Role::Skip]);
         assert_eq!(plan(&paths(&["a.json", "b/c.json"])), vec![Role::Trace, Role::Trace]);
     }
 

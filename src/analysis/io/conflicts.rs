@@ -4,8 +4,9 @@
 //! write (`WAR`). A pair is *concurrent* when the two ranks' sessions of the file (open to close)
 //! overlap in time: then POSIX gives no order between them (MPI-IO needs sync-barrier-sync).
 //!
-//! Per file the ops are swept by offset, so the work is the ops plus the overlapping pairs; at
-//! most `budget` pairs are looked at in all (then the result says it stopped).
+//! Per file the ops are swept by offset, so the work is the ops plus the overlapping pairs (files
+//! of one rank are passed over); at most `budget` pairs are looked at in all (then the result
+//! says it stopped).
 
 use std::collections::BTreeMap;
 
@@ -39,15 +40,30 @@ pub fn conflicts(ops: &[DataOp], sessions: &[Session], budget: u64) -> Conflicts
     by_file.sort_unstable_by_key(|o| (o.file, o.offset));
     let mut out = ByKey::new();
     let mut looked = 0u64;
-    for (i, a) in by_file.iter().enumerate() {
+    for ops in by_file.chunk_by(|a, b| a.file == b.file) {
+        // a file of one rank has no conflicts (and a rank rewriting its blocks many pairs)
+        if ops.iter().all(|o| o.rank == ops[0].rank) {
+            continue;
+        }
+        if sweep(ops, sessions, budget, &mut looked, &mut out) {
+            return (out, true);
+        }
+    }
+    (out, false)
+}
+
+/// The conflicts among one file's `ops` (sorted by offset) into `out`; `looked` counts the
+/// overlapping pairs looked at. Whether the budget ran out.
+fn sweep(ops: &[&DataOp], sessions: &[Session], budget: u64, looked: &mut u64, out: &mut ByKey) -> bool {
+    for (i, a) in ops.iter().enumerate() {
         let a_end = a.offset + a.bytes;
-        for b in &by_file[i + 1..] {
-            if b.file != a.file || b.offset >= a_end {
+        for b in &ops[i + 1..] {
+            if b.offset >= a_end {
                 break;
             }
-            looked += 1;
-            if looked > budget {
-                return (out, true);
+            *looked += 1;
+            if *looked > budget {
+                return true;
             }
             if a.rank == b.rank || !(a.write || b.write) {
                 continue;
@@ -66,7 +82,7 @@ pub fn conflicts(ops: &[DataOp], sessions: &[Session], budget: u64) -> Conflicts
             c.first_ns = c.first_ns.min(second.start);
         }
     }
-    (out, false)
+    false
 }
 
 #[cfg(test)]

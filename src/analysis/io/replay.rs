@@ -16,7 +16,7 @@
 //!   one session per rank and file from the first to the last such call; a session still open at
 //!   the rank's last call ends there.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 use super::mpiio::{mpiio_op, MpiIo};
 use super::posix::{file_op, Op};
@@ -171,9 +171,9 @@ impl<'a> Replay<'a> {
     /// Replays one rank (`position`: its place among the selected ranks).
     fn rank(&mut self, r: &'a RankTrace, position: usize, grid: &mut Grid) -> RankIo {
         let ev = &r.events;
-        let mut calls: HashMap<(StrId, StrId, Option<StrId>), Call<'a>> = HashMap::new();
-        let mut cursors: HashMap<u32, Cursor> = HashMap::new();
-        let mut handles: HashMap<&'a str, u32> = HashMap::new();
+        let mut calls: HashMap<(StrId, StrId, Option<StrId>), Call<'a>> = HashMap::default();
+        let mut cursors: HashMap<u32, Cursor> = HashMap::default();
+        let mut handles: HashMap<&'a str, u32> = HashMap::default();
         let mut totals = RankIo::default();
         let mut last_end = i64::MIN;
         for e in 0..ev.len() {

@@ -64,9 +64,38 @@ impl RecorderTrace {
     }
 }
 
+/// Whether a file named `name` can be part of a Recorder trace folder (`VERSION`, `*.mt`,
+/// `*.cst`, `*.cfg`, `*.ts`, and the pre-2.0 `*.itf`, refused with a clear message); readers pass
+/// only these to [`decode`].
+pub fn is_part(name: &str) -> bool {
+    name == "VERSION" || [".mt", ".cst", ".cfg", ".ts", ".itf"].iter().any(|x| name.ends_with(x))
+}
+
+/// Whether a file named `name` makes its folder a Recorder trace folder: `recorder.mt`,
+/// `VERSION`, a call-signature table or grammar (`*.cst`, `*.cfg`), or the pre-2.0 `*.itf` (a
+/// folder with some of them but not all is then refused with what is missing).
+pub fn marks_folder(name: &str) -> bool {
+    name == "recorder.mt" || name == "VERSION" || [".cst", ".cfg", ".itf"].iter().any(|x| name.ends_with(x))
+}
+
 /// Decodes a Recorder trace folder from its files, given by name relative to the folder
 /// (`recorder.mt`, `0.cst`, …; names with a `/`, such as `_text/0.txt`, are ignored).
 pub fn decode(files: &[(&str, &[u8])]) -> Result<RecorderTrace, RecorderError> {
+    let mut ranks = Vec::new();
+    let meta = decode_each(files, |_, r| {
+        ranks.push(r);
+        Ok(())
+    })?;
+    Ok(RecorderTrace { meta, ranks })
+}
+
+/// Decodes a Recorder trace folder as [`decode`] does, handing each rank's records to `each` as
+/// soon as they are decoded (rank 0 first), so that a caller converting them holds one rank's
+/// records at a time; returns the metadata.
+pub fn decode_each(
+    files: &[(&str, &[u8])],
+    mut each: impl FnMut(&Metadata, RankRecords) -> Result<(), RecorderError>,
+) -> Result<Metadata, RecorderError> {
     let folder = Folder::new(files);
     let Ok(mt) = folder.get("recorder.mt", "") else {
         let kind = if folder.has("0.itf") || folder.has("0.mt") { ErrorKind::LegacyText } else { ErrorKind::NotRecorder(folder.names()) };
@@ -77,15 +106,22 @@ pub fn decode(files: &[(&str, &[u8])]) -> Result<RecorderTrace, RecorderError> {
     let meta = meta::parse_metadata(mt, layout, version)?;
     let parts = read_parts(&folder, &meta)?;
     let bounds = LayerBounds::of(&meta.func_names);
-    let mut calls: Vec<Calls> = parts.csts.iter().map(|c| Calls::new(c)).collect();
-    let mut ranks = Vec::with_capacity(meta.ranks as usize);
+    let mut calls: Vec<Calls> = parts.csts.into_iter().map(Calls::new).collect();
+    // a table's calls are dropped after the last rank that uses it (with its records)
+    let mut last_use = vec![0; calls.len()];
+    for (rank, &c) in parts.cst_of.iter().enumerate() {
+        last_use[c] = rank;
+    }
     for rank in 0..meta.ranks as usize {
-        let calls = &mut calls[parts.cst_of[rank]];
+        let table = parts.cst_of[rank];
         let (file, grammar) = &parts.grammars[parts.grammar_of[rank]];
         let ticks = &parts.ticks[rank];
-        let terminals = terminal_sequence(file, grammar, parts.csts[parts.cst_of[rank]].len(), ticks.len())?;
-        let (records, unused_timestamps) = build_records(file, &terminals, calls, ticks, &meta.func_names, bounds)?;
-        ranks.push(RankRecords { rank: rank as u32, time_resolution: meta.time_resolution, records, unused_timestamps });
+        let terminals = terminal_sequence(file, grammar, calls[table].len(), ticks.len())?;
+        let (records, unused_timestamps) = build_records(file, &terminals, &mut calls[table], ticks, &meta.func_names, bounds)?;
+        each(&meta, RankRecords { rank: rank as u32, time_resolution: meta.time_resolution, records, unused_timestamps })?;
+        if last_use[table] == rank {
+            calls[table] = Calls::new(Vec::new());
+        }
     }
-    Ok(RecorderTrace { meta, ranks })
+    Ok(meta)
 }

@@ -8,7 +8,7 @@
 
 use std::collections::HashMap;
 
-use super::{Call, Layer, RankRecords, RecorderTrace};
+use super::{Call, Layer, Metadata, RankRecords, RecorderTrace};
 use crate::model::events::flags;
 use crate::model::strings::StrId;
 use crate::model::{Format, IdValue, Kind, NewEvent, Phase, RankTrace};
@@ -39,22 +39,30 @@ pub fn layer_name(l: Layer) -> &'static str {
 /// The ranks of a decoded trace read from `folder` (`input_bytes`: the folder's size, counted
 /// on rank 0).
 pub fn to_ranks(t: &RecorderTrace, folder: &str, input_bytes: u64) -> Vec<RankTrace> {
-    t.ranks
-        .iter()
-        .map(|r| {
-            let mut rank = to_rank(r, folder);
-            rank.meta.base_time_ns = Some((t.meta.start_ts * 1e9).round() as i64);
-            rank.meta.distributed = Some(crate::model::DistributedInfo {
-                rank: Some(i64::from(r.rank)),
-                world_size: Some(t.ranks.len() as i64),
-                backend: None,
-            });
-            if r.rank == 0 {
-                rank.input_bytes = input_bytes;
-            }
-            rank
-        })
-        .collect()
+    t.ranks.iter().map(|r| model_rank(&t.meta, r, folder, input_bytes)).collect()
+}
+
+/// Decodes the Recorder folder `folder` from its `files` (as [`super::decode`]) straight into
+/// ranks, one rank's records at a time (`input_bytes`: the folder's size, counted on rank 0).
+pub fn read_ranks(files: &[(&str, &[u8])], folder: &str, input_bytes: u64) -> Result<Vec<RankTrace>, super::RecorderError> {
+    let mut ranks = Vec::new();
+    super::decode_each(files, |meta, r| {
+        ranks.push(model_rank(meta, &r, folder, input_bytes));
+        Ok(())
+    })?;
+    Ok(ranks)
+}
+
+/// Rank `r` of a trace with metadata `meta`, in the model.
+fn model_rank(meta: &Metadata, r: &RankRecords, folder: &str, input_bytes: u64) -> RankTrace {
+    let mut rank = to_rank(r, folder);
+    rank.meta.base_time_ns = Some((meta.start_ts * 1e9).round() as i64);
+    rank.meta.distributed =
+        Some(crate::model::DistributedInfo { rank: Some(i64::from(r.rank)), world_size: Some(i64::from(meta.ranks)), backend: None });
+    if r.rank == 0 {
+        rank.input_bytes = input_bytes;
+    }
+    rank
 }
 
 /// One rank's records as events.

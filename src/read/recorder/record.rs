@@ -109,17 +109,29 @@ pub struct RankRecords {
 }
 
 /// The calls of a call-signature table, named and classified once, when first used (ranks that
-/// share a table share its calls).
+/// share a table share its calls). It owns the table: a signature's arguments move into its call,
+/// so they are held once.
 #[derive(Debug)]
-pub struct Calls<'a> {
-    cst: &'a [Signature],
+pub struct Calls {
+    sigs: Vec<Signature>,
     made: Vec<Option<Arc<Call>>>,
 }
 
-impl<'a> Calls<'a> {
+impl Calls {
     /// The calls of `cst`, none made yet.
-    pub fn new(cst: &'a [Signature]) -> Self {
-        Calls { cst, made: vec![None; cst.len()] }
+    pub fn new(cst: Vec<Signature>) -> Self {
+        let made = vec![None; cst.len()];
+        Calls { sigs: cst, made }
+    }
+
+    /// How many signatures the table has.
+    pub fn len(&self) -> usize {
+        self.made.len()
+    }
+
+    /// Whether the table is empty.
+    pub fn is_empty(&self) -> bool {
+        self.made.is_empty()
     }
 
     /// The call of terminal `t` (below the table's size), named with `names` and `bounds`.
@@ -127,10 +139,11 @@ impl<'a> Calls<'a> {
         if let Some(c) = &self.made[t] {
             return Ok(c.clone());
         }
-        let sig = &self.cst[t];
+        let sig = &mut self.sigs[t];
         let func = function_name(sig, names)?;
         let layer = bounds.layer(sig.func_id, &func);
-        let call = Arc::new(Call { func_id: sig.func_id, func, depth: sig.depth, layer, tid: sig.tid, args: sig.args.clone() });
+        let args = std::mem::take(&mut sig.args);
+        let call = Arc::new(Call { func_id: sig.func_id, func, depth: sig.depth, layer, tid: sig.tid, args });
         self.made[t] = Some(call.clone());
         Ok(call)
     }
@@ -142,7 +155,7 @@ impl<'a> Calls<'a> {
 pub fn build_records(
     file: &str,
     terminals: &[u32],
-    calls: &mut Calls<'_>,
+    calls: &mut Calls,
     ticks: &[(u32, u32)],
     names: &[String],
     bounds: LayerBounds,
@@ -200,7 +213,7 @@ mod tests {
         let n = names(&["open", "write"]);
         let sig = |f: u8, args: &[&str]| Signature { tid: 0, func_id: f, depth: 0, args: names(args) };
         let cst = vec![sig(0, &["/a", "0"]), sig(1, &["/a", "%p", "8"]), sig(USER_FUNCTION, &["x", "main"])];
-        let mut calls = Calls::new(&cst);
+        let mut calls = Calls::new(cst);
         let (r, unused) =
             build_records("0.cfg", &[0, 1, 1, 2], &mut calls, &[(10, 15), (7, 9), (3, 4), (0, 1), (5, 5)], &n, LayerBounds::of(&n))
                 .unwrap();
@@ -213,7 +226,7 @@ mod tests {
     #[test]
     fn unknown_function_ids_are_errors() {
         let cst = vec![Signature { tid: 0, func_id: 9, depth: 0, args: vec![] }];
-        let e = build_records("0.cfg", &[0], &mut Calls::new(&cst), &[(0, 0)], &names(&["open"]), LayerBounds::of(&[])).unwrap_err();
+        let e = build_records("0.cfg", &[0], &mut Calls::new(cst), &[(0, 0)], &names(&["open"]), LayerBounds::of(&[])).unwrap_err();
         assert_eq!(e.to_string(), "0.cfg: corrupt: function id 9 is not among recorder.mt's 1 names");
     }
 }
