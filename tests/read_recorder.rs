@@ -279,6 +279,47 @@ fn hand_made_pilgrim_per_rank() {
     eqnice!("0.0000007 1.2345678 H5Fcreate 0 3 ( /tmp/b.h5 0 0 0 )\n", t[1]);
 }
 
+/// Recorder 2.4 writes the pilgrim files; 2.3 a 32-byte `recorder.mt` header (no
+/// `interprocess_compression`) and per-rank tables whose entries have no rank and count
+/// (`serialize_cst_local` at v2.3.3).
+#[test]
+fn hand_made_2_3_and_2_4_traces() {
+    let files_of = |version: &[u8], mt: Vec<u8>, cst: Vec<u8>| {
+        vec![
+            ("VERSION", version.to_vec()),
+            ("recorder.mt", mt),
+            ("0.cst", cst),
+            ("0.cfg", cfg_bytes(&[(-1, &[(0, 1), (1, 2)])])),
+            ("0.ts", ts_bytes(&[(10, 25), (20, 21), (5, 9)])),
+        ]
+    };
+    let want = "0.0000010 0.0000025 open 0 0 ( /tmp/a 577 420 )\n\
+                0.0000030 0.0000031 write 1 0 ( /tmp/a %p 4096 )\n\
+                0.0000035 0.0000039 write 1 0 ( /tmp/a %p 4096 )\n";
+    let t = texts(files_of(b"2.4.0", mt_bytes(false, 1, false), cst_bytes(&[OPEN, WRITE])));
+    eqnice!(want, t[0]);
+    // 2.3: the header without its last 8 bytes (interprocess_compression and padding)
+    let mut mt = mt_bytes(false, 1, false);
+    mt.drain(32..40);
+    let cst_2_3: Vec<u8> = {
+        // each entry: terminal_id, key_len, key (no rank, no count)
+        let full = cst_bytes(&[OPEN, WRITE]);
+        let mut out = full[..4].to_vec();
+        let mut at = 4;
+        while at < full.len() {
+            let int = |i: usize| i32::from_le_bytes(full[i..i + 4].try_into().unwrap());
+            let key_len = int(at + 8) as usize;
+            out.extend(&full[at..at + 4]);
+            out.extend(&full[at + 8..at + 12]);
+            out.extend(&full[at + 16..at + 16 + key_len]);
+            at += 16 + key_len;
+        }
+        out
+    };
+    let t = texts(files_of(b"2.3.3", mt, cst_2_3));
+    eqnice!(want, t[0]);
+}
+
 #[test]
 fn hand_made_pilgrim_interprocess_with_thread_ids() {
     let mpiio: Sig = (140001, 2, 0, &["MPI_COMM_WORLD", "/tmp/a", "5", "MPI_INFO_NULL", "%p"]);
@@ -347,10 +388,10 @@ fn folders_that_are_not_read_say_why() {
         "not a Recorder trace: expected recorder.mt (with VERSION and the rank files) in the folder; found trace.json"
     );
     assert!(error_of(&[("0.mt", b"open 0\n"), ("0.itf", b"")])
-        .starts_with("a pre-2.0 Recorder text trace (0.mt + 0.itf) is not read; this reader reads Recorder 2.5.x"));
+        .starts_with("a pre-2.0 Recorder text trace (0.mt + 0.itf) is not read; this reader reads Recorder 2.3, 2.4 and 2.5"));
     let mt = mt_bytes(false, 2, false);
     assert_eq!(error_of(&[("recorder.mt", &mt)]), "VERSION: missing file (the Recorder version, written beside recorder.mt)");
-    assert!(error_of(&[("recorder.mt", &mt), ("VERSION", b"2.4.0")]).starts_with("VERSION: unsupported Recorder version \"2.4.0\""));
+    assert!(error_of(&[("recorder.mt", &mt), ("VERSION", b"2.2.1")]).starts_with("VERSION: unsupported Recorder version \"2.2.1\""));
     let cst = cst_bytes(&[OPEN]);
     let cfg = cfg_bytes(&[(-1, &[(0, 1)])]);
     let base: Vec<(&str, &[u8])> =

@@ -41,19 +41,35 @@ pub struct Signature {
 /// Reads a CST from `data` (the file, or an inflated block, named `file`): the signatures in
 /// terminal-id order.
 pub fn parse_cst(file: &str, data: &[u8]) -> Result<Vec<Signature>, RecorderError> {
+    parse_entries(file, data, true)
+}
+
+/// Reads a per-rank CST of Recorder 2.3 (`serialize_cst_local`: each entry's head is only
+/// `terminal_id, key_len`, without the rank and count).
+pub fn parse_cst_2_3(file: &str, data: &[u8]) -> Result<Vec<Signature>, RecorderError> {
+    parse_entries(file, data, false)
+}
+
+/// A CST whose entry heads hold the rank and the count (`full`) or not.
+fn parse_entries(file: &str, data: &[u8], full: bool) -> Result<Vec<Signature>, RecorderError> {
     let mut b = Bytes::new(file, data);
     let entries = b.count("the number of call signatures")?;
-    // an entry takes at least 16 + 15 bytes, so a huge count in a short file fails here, not in an allocation
-    if entries > b.remaining() / (16 + KEY_ARGS_START) {
+    let head = if full { 16 } else { 8 };
+    // an entry takes at least its head + 15 bytes, so a huge count in a short file fails here, not in an allocation
+    if entries > b.remaining() / (head + KEY_ARGS_START) {
         return Err(b.corrupt_at(0, format!("{entries} call signatures cannot fit in the {} bytes that follow", b.remaining())));
     }
     let mut table: Vec<Option<Signature>> = vec![None; entries];
     for _ in 0..entries {
         let at = b.pos();
         let terminal_id = b.count("a terminal id")?;
-        b.i32("a signature's rank")?;
+        if full {
+            b.i32("a signature's rank")?;
+        }
         let key_len = b.count("a key length")?;
-        b.i32("a signature's count")?;
+        if full {
+            b.i32("a signature's count")?;
+        }
         let key_at = b.pos();
         let key = b.take(key_len, "a call signature key")?;
         let sig = parse_key(key).map_err(|msg| b.corrupt_at(key_at, msg))?;

@@ -43,7 +43,7 @@ pub enum ErrorKind {
 
 /// The versions this reader decodes, for messages.
 pub const READ_VERSIONS: &str =
-    "Recorder 2.5.x binary traces (VERSION 2.5.x: the pilgrim layout with per-rank or merged .cst/.cfg/.ts files, and the gotcha layout with zlib blocks and recorder.ts)";
+    "Recorder 2.3, 2.4 and 2.5 binary traces (VERSION 2.3.x, 2.4.x, 2.5.x: per-rank or merged .cst/.cfg/.ts files, and the 2.5 gotcha layout with zlib blocks and recorder.ts)";
 
 impl fmt::Display for ErrorKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

@@ -4,7 +4,7 @@
 use std::collections::BTreeMap;
 
 use super::bytes::Bytes;
-use super::cst::{parse_cst, Signature};
+use super::cst::{parse_cst, parse_cst_2_3, Signature};
 use super::error::{ErrorKind, RecorderError};
 use super::grammar::{parse_grammar, Grammar};
 use super::meta::{Layout, Metadata};
@@ -66,7 +66,10 @@ pub fn read_parts(folder: &Folder, meta: &Metadata) -> Result<Parts, RecorderErr
         (vec![parse_cst(&inflated_name(name, meta.layout), &data)?], vec![0; ranks])
     } else {
         let csts = (0..ranks)
-            .map(|r| rank_file(folder, meta.layout, &format!("{r}.cst"), "call-signature table", r, parse_cst))
+            .map(|r| {
+                let parse = if meta.minor == 3 { parse_cst_2_3 } else { parse_cst };
+                rank_file(folder, meta.layout, &format!("{r}.cst"), "call-signature table", r, parse)
+            })
             .collect::<Result<_, _>>()?;
         (csts, (0..ranks).collect())
     };

@@ -12,7 +12,7 @@
 //! | 16 | double | time_resolution (seconds per tick, 1e-7 by default) |
 //! | 24 | int | ts_buffer_elements |
 //! | 28 | int | ts_compression_algo (0 = none; the writer never sets another) |
-//! | 32 | int | interprocess_compression (then 4 bytes of padding) |
+//! | 32 | int | interprocess_compression (then 4 bytes of padding; 2.3: absent, a 32-byte header) |
 //!
 //! gotcha (`include/recorder-logger.h` @ a62d702):
 //!
@@ -28,8 +28,12 @@
 use super::bytes::Bytes;
 use super::error::{ErrorKind, RecorderError};
 
-/// Size of the `RecorderMetadata` struct in both layouts.
+/// Size of the `RecorderMetadata` struct in both layouts of 2.4 and 2.5.
 pub const HEADER_LEN: usize = 40;
+
+/// Size of Recorder 2.3's `RecorderMetadata` (the pilgrim fields without
+/// `interprocess_compression`).
+pub const HEADER_LEN_2_3: usize = 32;
 
 /// Which branch of Recorder wrote the folder: the file set and the header differ.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -69,6 +73,9 @@ pub struct Flags {
 pub struct Metadata {
     /// `VERSION`'s text, trimmed (`2.5.0`).
     pub version: String,
+    /// Its minor version (3, 4 or 5): 2.3 writes a shorter header and per-rank tables without
+    /// each entry's rank and count.
+    pub minor: u32,
     /// Which writer's files these are.
     pub layout: Layout,
     /// Number of ranks (`total_ranks`).
@@ -86,25 +93,33 @@ pub struct Metadata {
     pub func_names: Vec<String>,
 }
 
-/// Checks `VERSION`'s text: `major.minor[.patch]` with major 2 and minor 5, as recorder2text's
-/// `check_version` demands (it reads `%d.%d.%d` and compares major and minor).
-pub fn check_version(text: &[u8]) -> Result<String, RecorderError> {
+/// Checks `VERSION`'s text: `major.minor[.patch]` with major 2 and minor 3, 4 or 5 (each
+/// recorder2text's `check_version` reads `%d.%d.%d` and compares major and minor with its own);
+/// returns the text and the minor version.
+pub fn check_version(text: &[u8]) -> Result<(String, u32), RecorderError> {
     let version = String::from_utf8_lossy(text).trim().to_string();
     let mut parts = version.split('.').map(|p| p.parse::<u32>().ok());
     match (parts.next().flatten(), parts.next().flatten()) {
-        (Some(2), Some(5)) => Ok(version),
+        (Some(2), Some(minor @ 3..=5)) => Ok((version, minor)),
         _ => Err(RecorderError::in_file("VERSION", ErrorKind::UnsupportedVersion(version))),
     }
 }
 
-/// Reads `recorder.mt` written by `layout`'s writer; `version` is `VERSION`'s checked text.
-pub fn parse_metadata(data: &[u8], layout: Layout, version: String) -> Result<Metadata, RecorderError> {
+/// Reads `recorder.mt` written by `layout`'s writer; `version` and `minor` are `VERSION`'s
+/// checked text and minor version.
+pub fn parse_metadata(data: &[u8], layout: Layout, (version, minor): (String, u32)) -> Result<Metadata, RecorderError> {
     let mut b = Bytes::new("recorder.mt", data);
-    let header = b.take(HEADER_LEN, "the 40-byte RecorderMetadata header")?;
+    let header_len = if layout == Layout::Pilgrim && minor == 3 { HEADER_LEN_2_3 } else { HEADER_LEN };
+    let what = if header_len == HEADER_LEN {
+        "the 40-byte RecorderMetadata header"
+    } else {
+        "the 32-byte RecorderMetadata header of Recorder 2.3"
+    };
+    let header = b.take(header_len, what)?;
     let mut h = Bytes::new("recorder.mt", header);
     let ranks = h.i32("total_ranks")?;
     let (start_ts, time_resolution, ts_buffer_elements, flags) = match layout {
-        Layout::Pilgrim => pilgrim_fields(&mut h)?,
+        Layout::Pilgrim => pilgrim_fields(&mut h, minor >= 4)?,
         Layout::Gotcha => gotcha_fields(&mut h)?,
     };
     let ranks = u32::try_from(ranks)
@@ -115,8 +130,8 @@ pub fn parse_metadata(data: &[u8], layout: Layout, version: String) -> Result<Me
         let msg = format!("time_resolution is {time_resolution}, expected a positive number of seconds");
         return Err(RecorderError::at("recorder.mt", time_resolution_offset(layout), ErrorKind::Corrupt(msg)));
     }
-    let func_names = function_names(&data[HEADER_LEN..]);
-    Ok(Metadata { version, layout, ranks, start_ts, time_resolution, ts_buffer_elements, flags, func_names })
+    let func_names = function_names(&data[header_len..]);
+    Ok(Metadata { version, minor, layout, ranks, start_ts, time_resolution, ts_buffer_elements, flags, func_names })
 }
 
 /// Byte offset of `time_resolution` in the header.
@@ -127,8 +142,9 @@ fn time_resolution_offset(layout: Layout) -> usize {
     }
 }
 
-/// The pilgrim header after `total_ranks`: start, resolution, buffer elements, flags.
-fn pilgrim_fields(h: &mut Bytes) -> Result<(f64, f64, i32, Flags), RecorderError> {
+/// The pilgrim header after `total_ranks`: start, resolution, buffer elements, flags (2.3 has no
+/// `interprocess_compression`: `with_interprocess` false).
+fn pilgrim_fields(h: &mut Bytes, with_interprocess: bool) -> Result<(f64, f64, i32, Flags), RecorderError> {
     h.take(4, "padding")?;
     let start_ts = h.f64("start_ts")?;
     let time_resolution = h.f64("time_resolution")?;
@@ -139,7 +155,7 @@ fn pilgrim_fields(h: &mut Bytes) -> Result<(f64, f64, i32, Flags), RecorderError
         // the pilgrim writer only ever writes TS_COMPRESSION_NO and its reader ignores the field
         return Err(h.corrupt_at(at, format!("ts_compression_algo is {algo}; only 0 (uncompressed timestamps) is read")));
     }
-    let interprocess_compression = h.i32("interprocess_compression")? != 0;
+    let interprocess_compression = with_interprocess && h.i32("interprocess_compression")? != 0;
     Ok((start_ts, time_resolution, ts_buffer_elements, Flags { interprocess_compression, ..Flags::default() }))
 }
 
@@ -179,11 +195,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn version_2_5_is_read_others_are_not() {
-        assert_eq!(check_version(b"2.5.0").unwrap(), "2.5.0");
-        assert_eq!(check_version(b"2.5.1\n").unwrap(), "2.5.1");
-        let e = check_version(b"2.3.2").unwrap_err().to_string();
-        assert!(e.starts_with("VERSION: unsupported Recorder version \"2.3.2\"; this reader reads Recorder 2.5.x binary traces"), "{e}");
+    fn versions_2_3_to_2_5_are_read_others_are_not() {
+        assert_eq!(check_version(b"2.5.0").unwrap(), ("2.5.0".into(), 5));
+        assert_eq!(check_version(b"2.5.1\n").unwrap(), ("2.5.1".into(), 5));
+        assert_eq!(check_version(b"2.3.2").unwrap(), ("2.3.2".into(), 3));
+        assert_eq!(check_version(b"2.4.0").unwrap(), ("2.4.0".into(), 4));
+        let e = check_version(b"2.2.1").unwrap_err().to_string();
+        assert!(e.starts_with("VERSION: unsupported Recorder version \"2.2.1\"; this reader reads Recorder 2.3, 2.4 and 2.5"), "{e}");
     }
 
     #[test]
@@ -210,7 +228,7 @@ mod tests {
     fn pilgrim_header_fields() {
         let mut data = pilgrim_header();
         data.extend(b"open\nH5Fopen\n");
-        let m = parse_metadata(&data, Layout::Pilgrim, "2.5.0".into()).unwrap();
+        let m = parse_metadata(&data, Layout::Pilgrim, ("2.5.0".into(), 5)).unwrap();
         assert_eq!((m.ranks, m.start_ts, m.time_resolution, m.ts_buffer_elements), (2, 100.5, 1e-7, 262144));
         assert_eq!(m.flags, Flags { interprocess_compression: true, ..Flags::default() });
         assert_eq!(m.func_names, vec!["open", "H5Fopen"]);
@@ -225,7 +243,7 @@ mod tests {
         h.extend(1e-6f64.to_le_bytes());
         h.extend(1048576i32.to_le_bytes());
         h.extend([1, 1, 0, 0]);
-        let m = parse_metadata(&h, Layout::Gotcha, "2.5.0".into()).unwrap();
+        let m = parse_metadata(&h, Layout::Gotcha, ("2.5.0".into(), 5)).unwrap();
         assert_eq!((m.ranks, m.start_ts, m.time_resolution), (4, 7.25, 1e-6));
         let f = m.flags;
         assert_eq!(
@@ -237,14 +255,14 @@ mod tests {
 
     #[test]
     fn short_header_and_bad_fields_are_errors() {
-        let e = parse_metadata(&[0; 39], Layout::Pilgrim, "2.5.0".into()).unwrap_err();
+        let e = parse_metadata(&[0; 39], Layout::Pilgrim, ("2.5.0".into(), 5)).unwrap_err();
         assert_eq!(
             e.to_string(),
             "recorder.mt at byte 0: truncated: the 40-byte RecorderMetadata header needs 40 bytes but only 39 are left"
         );
         let mut h = pilgrim_header();
         h[16..24].copy_from_slice(&0f64.to_le_bytes());
-        let e = parse_metadata(&h, Layout::Pilgrim, "2.5.0".into()).unwrap_err();
+        let e = parse_metadata(&h, Layout::Pilgrim, ("2.5.0".into(), 5)).unwrap_err();
         assert_eq!(e.to_string(), "recorder.mt at byte 16: corrupt: time_resolution is 0, expected a positive number of seconds");
     }
 }

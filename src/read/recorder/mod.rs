@@ -4,7 +4,9 @@
 //! Recorder rank; the CLI reads a folder holding `recorder.mt` this way). Not yet read by the
 //! page's [`crate::read::FileReader`] (a Recorder trace is a folder, not a file).
 //!
-//! Supported folders (Recorder 2.5.x, `VERSION` `2.5.*`; layouts in `docs/recorder.md`):
+//! Supported folders (Recorder 2.3, 2.4 and 2.5: `VERSION` `2.3.*`–`2.5.*`; 2.3 has a shorter
+//! `recorder.mt` header and per-rank tables without ranks and counts; layouts in
+//! `docs/recorder.md`):
 //!
 //! | layout | files | read by |
 //! |---|---|---|
