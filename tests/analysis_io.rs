@@ -187,6 +187,9 @@ fn a_kineto_trace_has_no_io_calls() {
     let r = crate::analysis_kernels::run("kernels.json", "io", false, &[]).expect("io");
     assert_eq!(r.notes, ["no Recorder trace among the selected ranks: io reads the calls of a Recorder trace folder (kinetoscope io DIR)"]);
     assert_eq!(csv(&r, "ranks"), "rank,calls,io_time_ns,span_ns,io_pct,files,bytes_read,bytes_written\n");
+    // the timeline's grid is bounded
+    let e = crate::analysis_kernels::run("kernels.json", "io", false, &[("timeline_bins", "100000")]).unwrap_err();
+    assert_eq!(e.0, "timeline_bins must be between 1 and 20000");
 }
 
 /// Two ranks open `/tmp/a` and write its first 4096 bytes while both have it open (a

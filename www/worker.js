@@ -118,10 +118,11 @@ async function parse({ module, files, paths, slot = 'trace', split }) {
     ready = prepared;
     prepared = null;
     pool = ready ? await ready.catch(() => null) : null;
-    if (!pool && files.some((f) => f.size >= splitMin)) pool = await startHelpers(module);
+    // which files are traces of their own and which belong to a trace folder (read whole, decoded together)
+    const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths ?? files.map((f) => f.name))));
+    if (!pool && files.some((f, i) => roles[i].role === 'trace' && f.size >= splitMin)) pool = await startHelpers(module);
     // a file that cannot be read is left out with its error, and the others open (all failing: the error)
     const failed = [];
-    const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths ?? files.map((f) => f.name))));
     let units = 0; // trace files and folders
     for (const [i, file] of files.entries()) {
       const role = roles[i];

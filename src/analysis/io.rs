@@ -48,12 +48,12 @@ pub const ANALYSIS: Analysis = Analysis {
     hta_api: "",
     group: Group::Io,
     options: &[
-        Opt { name: "timeline_bins", kind: OptKind::Int, default: "600", help: "Time cells per rank in the timeline" },
+        Opt { name: "timeline_bins", kind: OptKind::Int, default: "600", help: "Time cells per rank in the timeline (at most 20000)" },
         Opt {
             name: "max_lanes",
             kind: OptKind::Int,
             default: "256",
-            help: "Most timeline lanes: past this many ranks a lane is a group of ranks",
+            help: "Most timeline lanes: past this many ranks a lane is a group of ranks (at most 4096)",
         },
         Opt {
             name: "max_conflict_pairs",
@@ -83,9 +83,10 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     if ctx.hta {
         return fail("io has no HTA 0.5.0 counterpart: run it without --hta");
     }
-    for name in ["timeline_bins", "max_lanes", "max_conflict_pairs"] {
-        if p.int(name) < 1 {
-            return fail(format!("{name} must be at least 1"));
+    // the timeline's grid is lanes × bins cells: both are bounded
+    for (name, most) in [("timeline_bins", 20_000), ("max_lanes", 4_096), ("max_conflict_pairs", i64::MAX)] {
+        if !(1..=most).contains(&p.int(name)) {
+            return fail(format!("{name} must be between 1 and {most}"));
         }
     }
     let ranks: Vec<&RankTrace> = ctx.selected.iter().map(|&i| &ctx.trace.ranks[i]).filter(|r| r.format == Some(Format::Recorder)).collect();
