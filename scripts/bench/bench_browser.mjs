@@ -6,7 +6,8 @@
 //                                             [--tab NAME] [--range START,END] [--settle MS] [--no-native]
 //                                             [--browser-idle MS]
 //
-//   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh)
+//   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh); a folder (a Recorder
+//              trace, bench_recorder.sh) is picked with the folder input
 //   --events   event count the page must show in #summary (default: FILE.events written by
 //              bench.sh, else baseline_<mb>mb.json, else any "<number> events" text)
 //   --dist     web app folder (default <repo>/dist, built by www/build.sh)
@@ -200,7 +201,7 @@ async function runOnce(url, run) {
       const b = window.__bench = { change: null, done: null, text: null, firstChange: null,
                                    tabDone: null, tabStatus: null, tabError: null };
       document.addEventListener('change', (ev) => {
-        if (ev.target && ev.target.id === 'file' && b.change === null) b.change = performance.now();
+        if (ev.target && (ev.target.id === 'file' || ev.target.id === 'folder') && b.change === null) b.change = performance.now();
       }, true);
       const check = () => {
         if (b.change === null) return;
@@ -231,7 +232,8 @@ async function runOnce(url, run) {
       b.poll = setInterval(check, 50);
     }, [expected, opts.tab]);
     const t0 = performance.now();
-    await page.setInputFiles('#file', file);
+    // a folder (a Recorder trace) goes through the folder picker
+    await page.setInputFiles(fs.statSync(file).isDirectory() ? '#folder' : '#file', file);
     await page.waitForFunction((tab) => window.__bench.done !== null && (!tab || window.__bench.tabDone !== null),
       opts.tab, { timeout: opts.timeout * 1000, polling: 100 });
     const wall = (performance.now() - t0) / 1000;
