@@ -218,6 +218,11 @@ pub fn hta_step_number(name: &str) -> Option<i64> {
 /// alignment and filtering (what TraceDiff's `LabeledTrace` keeps, SPEC §3). `exact`: the
 /// corrected times of [`HtaFrameOptions::exact`].
 pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
+    // a Recorder rank's calls are HPC I/O, no event HTA reads (no GPU work, operators or steps):
+    // an empty frame, so HTA's analyses and the summary do not walk its millions of calls
+    if r.format == Some(crate::model::Format::Recorder) {
+        return HtaFrame { rank: r.rank, ..Default::default() };
+    }
     let ev = &r.events;
     let rows: Vec<usize> = (0..ev.len()).filter(|&e| kept(r, e)).collect();
     let rounded = r.meta.ts_fractional_or_missing && !exact;
