@@ -14,19 +14,12 @@ fn functions_and_ranks_equal_recorder2texts_lines() {
         return;
     }
     let dir = util::shared("traces/recorder/io_posix_mpiio_hdf5_4ranks.pilgrim-c1c3dcb");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope")).args(["io", "--csv", dir.to_str().unwrap()]).output().unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8(o.stdout).unwrap();
+    let out = io_csv(&dir);
     // from _text/: `start end func depth layer ( args )`, times in s with 7 decimals (exact ticks)
     let layers = ["POSIX", "MPIIO", "MPI", "HDF5", "FTRACE"];
     let ns = |s: &str| (s.parse::<f64>().unwrap() * 1e9).round() as i64;
     let mut functions: BTreeMap<(String, String), (i64, std::collections::BTreeSet<usize>, i64)> = BTreeMap::new();
     let mut ranks = String::from("rank,calls,io_time_ns,span_ns,io_pct\n");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
-        .args(["io", "--csv", dir.to_str().unwrap(), "--table", "functions"])
-        .output()
-        .unwrap();
-    let functions_csv = String::from_utf8(o.stdout).unwrap();
     for r in 0..4 {
         let text = String::from_utf8(util::bytes(&dir.join(format!("_text/{r}.txt")))).unwrap();
         let mut spans = Vec::new();
@@ -56,10 +49,17 @@ fn functions_and_ranks_equal_recorder2texts_lines() {
     for ((layer, func), (calls, rs, time)) in &functions {
         want.push_str(&format!("{layer},{func},{calls},{},{time}\n", rs.len()));
     }
-    crate::eqnice!(want, functions_csv);
+    crate::eqnice!(want, csv_table(&out, "functions"));
     // the first five columns of `ranks`
     let got: String = csv_table(&out, "ranks").lines().map(|l| l.split(',').take(5).collect::<Vec<_>>().join(",") + "\n").collect();
     crate::eqnice!(ranks, got);
+}
+
+/// `kinetoscope io --csv DIR`'s output (the run must succeed).
+fn io_csv(dir: &std::path::Path) -> String {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope")).args(["io", "--csv", dir.to_str().unwrap()]).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout).unwrap()
 }
 
 /// Table `name` of an `io --csv` output (the lines after `# name`).
@@ -84,8 +84,7 @@ fn bytes_per_file_and_size_equal_recorder2texts_arguments() {
         return;
     }
     let dir = util::shared("traces/recorder/io_posix_mpiio_hdf5_4ranks.pilgrim-c1c3dcb");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope")).args(["io", "--csv", dir.to_str().unwrap()]).output().unwrap();
-    let out = String::from_utf8(o.stdout).unwrap();
+    let out = io_csv(&dir);
     let mut files: BTreeMap<String, (i64, i64, i64)> = BTreeMap::new();
     let mut sizes: BTreeMap<(String, i64), i64> = BTreeMap::new();
     for r in 0..4 {
@@ -136,11 +135,7 @@ fn access_patterns_follow_the_offsets() {
         return;
     }
     let dir = util::shared("traces/recorder/io_posix_mpiio_hdf5_4ranks.pilgrim-c1c3dcb");
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
-        .args(["io", "--csv", dir.to_str().unwrap(), "--table", "files"])
-        .output()
-        .unwrap();
-    let files = rows(&String::from_utf8(o.stdout).unwrap());
+    let files = rows(&csv_table(&io_csv(&dir), "files"));
     for r in 0..4 {
         let name = format!("/tmp/rectest/posix_rank{r}.dat");
         let text = String::from_utf8(util::bytes(&dir.join(format!("_text/{r}.txt")))).unwrap();
@@ -214,10 +209,8 @@ fn overlapping_writes_of_two_ranks_are_a_conflict() {
     for (name, bytes) in &files {
         std::fs::write(dir.join(name), bytes).unwrap();
     }
-    let o = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope")).args(["io", "--csv", dir.to_str().unwrap()]).output().unwrap();
+    let out = io_csv(&dir);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let out = String::from_utf8(o.stdout).unwrap();
     // rank 0 writes 0..4096 at 3 µs; rank 1 writes 0..4096 at 3.5 µs and 4096..8192 at 5.5 µs (1e-7 s ticks)
     crate::eqnice!(
         "file,kind,first_rank,second_rank,pairs,bytes,concurrent,first_ns\n/tmp/a,WAW,0,1,1,4096,1,3500\n",

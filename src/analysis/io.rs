@@ -107,14 +107,14 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
             p.int("max_conflict_pairs")
         ));
     }
-    let functions = functions_table(&ranks);
-    report.charts.push(function_chart(&functions));
+    let (functions, function_chart) = functions_table(&ranks);
+    report.charts.push(function_chart);
     report.tables.push(functions);
     report.tables.push(ranks_table(&ranks, &spans, &replay));
     report.tables.push(files_table(&replay, &conflicts));
-    let (sizes, histogram) = size_tables(&replay);
+    let (sizes, histogram, histogram_chart) = size_tables(&replay);
     report.tables.push(sizes);
-    report.charts.push(histogram_chart(&histogram));
+    report.charts.push(histogram_chart);
     report.tables.push(histogram);
     report.tables.push(conflicts_table(&replay, &conflicts));
     let numbers: Vec<u32> = ranks.iter().map(|r| r.rank).collect();
@@ -150,8 +150,8 @@ struct Function {
     time_ns: i64,
 }
 
-/// The `functions` table.
-fn functions_table(ranks: &[&RankTrace]) -> Table {
+/// The `functions` table, and the chart of the 20 functions with the most time (ms).
+fn functions_table(ranks: &[&RankTrace]) -> (Table, Chart) {
     let mut functions: BTreeMap<(&str, &str), Function> = BTreeMap::new();
     for r in ranks {
         // per rank by interned ids first: a string compare per call would cost more than the rest
@@ -168,39 +168,24 @@ fn functions_table(ranks: &[&RankTrace]) -> Table {
         }
     }
     let rows: Vec<(&(&str, &str), &Function)> = functions.iter().collect();
-    Table::new("functions")
+    let mut top: Vec<&(&(&str, &str), &Function)> = rows.iter().collect();
+    top.sort_by_key(|(_, f)| std::cmp::Reverse(f.time_ns));
+    top.truncate(20);
+    let chart = Chart::Bars {
+        title: "Time per function (top 20; nested calls count for both)".into(),
+        x_label: "function".into(),
+        y_label: "time (ms)".into(),
+        categories: top.iter().map(|(k, _)| k.1.to_string()).collect(),
+        values: top.iter().map(|(_, f)| f.time_ns as f64 / 1e6).collect(),
+        errors: None,
+    };
+    let table = Table::new("functions")
         .with("layer", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.0.to_string()).collect()))
         .with("function", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1.to_string()).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|(_, f)| f.calls).collect()))
         .with("ranks", Unit::Count, Values::Int(rows.iter().map(|(_, f)| f.ranks.len() as i64).collect()))
-        .with("time_ns", Unit::Ns, Values::Int(rows.iter().map(|(_, f)| f.time_ns).collect()))
-}
-
-/// The 20 functions with the most time, as bars (ms).
-fn function_chart(functions: &Table) -> Chart {
-    let (Some(Values::Str(names)), Some(Values::Int(times))) =
-        (functions.column("function").map(|c| &c.values), functions.column("time_ns").map(|c| &c.values))
-    else {
-        return Chart::Bars {
-            title: String::new(),
-            x_label: String::new(),
-            y_label: String::new(),
-            categories: vec![],
-            values: vec![],
-            errors: None,
-        };
-    };
-    let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(times[i]));
-    order.truncate(20);
-    Chart::Bars {
-        title: "Time per function (top 20; nested calls count for both)".into(),
-        x_label: "function".into(),
-        y_label: "time (ms)".into(),
-        categories: order.iter().map(|&i| names[i].clone()).collect(),
-        values: order.iter().map(|&i| times[i] as f64 / 1e6).collect(),
-        errors: None,
-    }
+        .with("time_ns", Unit::Ns, Values::Int(rows.iter().map(|(_, f)| f.time_ns).collect()));
+    (table, chart)
 }
 
 /// The `ranks` table (`spans`: each rank's [`call_span`]).
@@ -224,8 +209,12 @@ fn ranks_table(ranks: &[&RankTrace], spans: &[(i64, i64)], replay: &Replay) -> T
         .with("bytes_written", Unit::Bytes, Values::Int(totals.iter().map(|t| t.bytes_written).collect()))
 }
 
-/// The most sessions of each file open at once.
-fn max_open(replay: &Replay) -> Vec<i64> {
+/// Per file: its sessions, and the most of them open at once.
+fn sessions_per_file(replay: &Replay) -> (Vec<i64>, Vec<i64>) {
+    let mut count = vec![0i64; replay.names.len()];
+    for s in &replay.sessions {
+        count[s.file as usize] += 1;
+    }
     let mut edges: Vec<(u32, i64, i64)> = replay.sessions.iter().flat_map(|s| [(s.file, s.start, 1), (s.file, s.end, -1)]).collect();
     // at equal times a close comes before an open: a session ending as another starts is not concurrent
     edges.sort_unstable();
@@ -235,7 +224,14 @@ fn max_open(replay: &Replay) -> Vec<i64> {
         open += d;
         most[file as usize] = most[file as usize].max(open);
     }
-    most
+    (count, most)
+}
+
+/// The bytes a file saw: POSIX's or MPI-IO's, whichever is larger (MPI-IO reaches a file through
+/// POSIX calls, which Recorder traces too unless the MPI library bypasses them: not summed). The
+/// `files` table is ordered by it; the Overview names its first file.
+pub fn bytes_moved(posix: i64, mpiio: i64) -> i64 {
+    posix.max(mpiio)
 }
 
 /// The `files` table.
@@ -244,13 +240,12 @@ fn files_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
     for ((file, ..), c) in conflicts {
         conflicting[*file as usize] += c.pairs;
     }
-    let most = max_open(replay);
+    let (sessions, most) = sessions_per_file(replay);
     let f = &replay.files;
     let mut order: Vec<usize> = (0..f.len()).collect();
     order.sort_by(|&a, &b| {
         let key = |i: usize| {
-            // MPI-IO's bytes reach the file through POSIX calls when those are traced: not summed
-            let bytes = (f[i].bytes_read + f[i].bytes_written).max(f[i].mpiio_bytes_read + f[i].mpiio_bytes_written);
+            let bytes = bytes_moved(f[i].bytes_read + f[i].bytes_written, f[i].mpiio_bytes_read + f[i].mpiio_bytes_written);
             std::cmp::Reverse((bytes, f[i].data_ops + f[i].meta_ops + f[i].mpiio_ops))
         };
         key(a).cmp(&key(b)).then(replay.names[a].cmp(replay.names[b]))
@@ -268,7 +263,7 @@ fn files_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
     Table::new("files")
         .with("file", Unit::None, Values::Str(order.iter().map(|&i| replay.names[i].to_string()).collect()))
         .with("ranks", Unit::Count, int(&|i| f[i].ranks))
-        .with("sessions", Unit::Count, int(&|i| f[i].sessions))
+        .with("sessions", Unit::Count, int(&|i| sessions[i]))
         .with("max_open", Unit::Count, int(&|i| most[i]))
         .with("data_ops", Unit::Count, int(&|i| f[i].data_ops))
         .with("meta_ops", Unit::Count, int(&|i| f[i].meta_ops))
@@ -287,8 +282,8 @@ fn files_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
         .with("conflicts", Unit::Count, int(&|i| conflicting[i]))
 }
 
-/// The `sizes` and `size_histogram` tables.
-fn size_tables(replay: &Replay) -> (Table, Table) {
+/// The `sizes` and `size_histogram` tables, and the histogram's chart.
+fn size_tables(replay: &Replay) -> (Table, Table, Chart) {
     let mut sizes: BTreeMap<(bool, i64), i64> = BTreeMap::new();
     let mut buckets = [[0i64; 2]; SIZE_BUCKETS.len()];
     for o in &replay.ops {
@@ -306,22 +301,15 @@ fn size_tables(replay: &Replay) -> (Table, Table) {
         .with("size", Unit::None, Values::Str(SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect()))
         .with("reads", Unit::Count, Values::Int(buckets.iter().map(|b| b[0]).collect()))
         .with("writes", Unit::Count, Values::Int(buckets.iter().map(|b| b[1]).collect()));
-    (sizes, histogram)
-}
-
-/// Reads and writes per size bucket.
-fn histogram_chart(histogram: &Table) -> Chart {
-    let column = |name: &str| match histogram.column(name).map(|c| &c.values) {
-        Some(Values::Int(v)) => v.iter().map(|&n| n as f64).collect(),
-        _ => Vec::new(),
-    };
-    Chart::GroupedBars {
+    let series = |name: &str, op: usize| Series { name: name.into(), values: buckets.iter().map(|b| b[op] as f64).collect() };
+    let chart = Chart::GroupedBars {
         title: "Request sizes: reads and writes per size (bytes)".into(),
         x_label: "request size (bytes)".into(),
         y_label: "calls".into(),
         categories: SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect(),
-        series: vec![Series { name: "reads".into(), values: column("reads") }, Series { name: "writes".into(), values: column("writes") }],
-    }
+        series: vec![series("reads", 0), series("writes", 1)],
+    };
+    (sizes, histogram, chart)
 }
 
 /// The `conflicts` table.

@@ -587,8 +587,9 @@ fn io_figures(io: &Report) -> Vec<Figure> {
     };
     let files = io.tables.iter().find(|t| t.name == "files");
     let get = |c: &str, i: usize| ints(io, "files", c).get(i).copied().unwrap_or(0);
-    // as the io files table orders them: POSIX's bytes or MPI-IO's, whichever is larger
-    let moved = |i: usize| (get("bytes_read", i) + get("bytes_written", i)).max(get("mpiio_bytes_read", i) + get("mpiio_bytes_written", i));
+    let moved = |i: usize| {
+        super::io::bytes_moved(get("bytes_read", i) + get("bytes_written", i), get("mpiio_bytes_read", i) + get("mpiio_bytes_written", i))
+    };
     // the files table is sorted by bytes moved: its first row is the busiest file
     let top_file = match files.and_then(|t| t.column("file")).map(|c| &c.values) {
         Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", names[0], mb(moved(0))),

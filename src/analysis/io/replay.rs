@@ -61,8 +61,6 @@ pub struct Session {
 pub struct FileStats {
     /// Ranks that used it.
     pub ranks: i64,
-    /// Its sessions.
-    pub sessions: i64,
     /// Reads and writes.
     pub data_ops: i64,
     /// Every other call on it (open, close, seek, stat, sync, …).
@@ -86,6 +84,22 @@ pub struct FileStats {
     /// Bytes MPI-IO writes asked for.
     pub mpiio_bytes_written: i64,
     last_rank: Option<u32>,
+}
+
+/// Which access pattern count an op starting at `offset` adds after one that ended at `prev`:
+/// 0 consecutive, 1 sequential, 2 random.
+fn pattern_of(offset: i64, prev: i64) -> usize {
+    match offset.cmp(&prev) {
+        std::cmp::Ordering::Equal => 0,
+        std::cmp::Ordering::Greater => 1,
+        std::cmp::Ordering::Less => 2,
+    }
+}
+
+/// Appends `s` to `sessions`; its index.
+fn push_session(sessions: &mut Vec<Session>, s: Session) -> u32 {
+    sessions.push(s);
+    sessions.len() as u32 - 1
 }
 
 impl FileStats {
@@ -234,24 +248,12 @@ impl<'a> Replay<'a> {
                     }
                     stats.data_ops += 1;
                     if let Some(prev) = cur.last_end[write as usize] {
-                        stats.pattern[if offset == prev {
-                            0
-                        } else if offset > prev {
-                            1
-                        } else {
-                            2
-                        }] += 1;
+                        stats.pattern[pattern_of(offset, prev)] += 1;
                     }
                     cur.last_end[write as usize] = Some(offset + bytes);
                     let session = match cur.session.or(cur.loose) {
                         Some(s) => s,
-                        None => {
-                            stats.sessions += 1;
-                            self.sessions.push(Session { file, rank: r.rank, start, end });
-                            let s = self.sessions.len() as u32 - 1;
-                            cur.loose = Some(s);
-                            s
-                        }
+                        None => *cur.loose.insert(push_session(&mut self.sessions, Session { file, rank: r.rank, start, end })),
                     };
                     let s = &mut self.sessions[session as usize];
                     s.end = s.end.max(end);
@@ -266,9 +268,7 @@ impl<'a> Replay<'a> {
                             }
                             cur.pos = if append { cur.size } else { 0 };
                             if cur.depth == 0 {
-                                stats.sessions += 1;
-                                self.sessions.push(Session { file, rank: r.rank, start, end });
-                                cur.session = Some(self.sessions.len() as u32 - 1);
+                                cur.session = Some(push_session(&mut self.sessions, Session { file, rank: r.rank, start, end }));
                             }
                             cur.depth += 1;
                         }
