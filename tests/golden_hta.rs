@@ -46,7 +46,139 @@ const IMPLEMENTED: &[&str] = &[
     "cupti_counter_data_with_operators",
     // frequent CUDA kernel sequences
     "frequent_cuda_kernel_sequences",
+    // critical path (run with the oracle's parameters, see [`critical_path`])
+    "critical_path_breakdown",
+    "critical_path_summary",
+    "critical_path_graph_edges",
+    "critical_path_overlay_flows",
 ];
+
+/// The critical path (SPEC §2.17–§2.18) as the oracle ran it: its rank, annotation and instance
+/// are in `_status.csv` (`critical_path_analysis(rank=0, annotation='…', instance_id=1)`); a set
+/// without that line runs with the plan's defaults (first rank, `ProfilerStep` 0 if present).
+mod critical_path {
+    use std::path::Path;
+
+    use kinetoscope::analysis::api::{Context, Params};
+    use kinetoscope::analysis::queue::queue_points;
+    use kinetoscope::table::Report;
+
+    use super::cell_eq;
+
+    /// Whether `_status.csv` lists the oracle's critical-path call (one set has its tables
+    /// without it, and without the overlay's).
+    pub fn oracle_ran(dir: &Path) -> bool {
+        oracle_params(dir).is_some()
+    }
+
+    /// `(rank, annotation, instance)` of the oracle's call.
+    fn oracle_params(dir: &Path) -> Option<(String, String, String)> {
+        let status = std::fs::read_to_string(dir.join("_status.csv")).ok()?;
+        let line = status.lines().find(|l| l.contains("critical_path_analysis("))?;
+        let rank = line.split("rank=").nth(1)?.split(',').next()?.to_string();
+        let annotation = line.split("annotation='").nth(1)?.split("', instance_id=").next()?.to_string();
+        let instance = line.split("instance_id=").nth(1)?.split(')').next()?.to_string();
+        Some((rank, annotation, if instance == "None" { "0".into() } else { instance }))
+    }
+
+    /// Our report with the oracle's parameters; `None` where the analysis fails (as HTA did).
+    pub fn run(dir: &Path, ctx: &Context<'_>) -> Option<Report> {
+        let a = &kinetoscope::analysis::critical_path::ANALYSIS;
+        let given: Vec<(&str, String)> = match oracle_params(dir) {
+            Some((rank, annotation, instance)) => vec![("rank", rank), ("annotation", annotation), ("instance", instance)],
+            None => Vec::new(),
+        };
+        let params = Params::new(a.options, given.iter().map(|(k, v)| (*k, v.as_str()))).expect("options");
+        a.report(ctx, &params).ok()
+    }
+
+    /// Our `critical_path_info.json` has every key of the oracle's with the same value, but
+    /// `n_edges`, which may differ by the edges we have more at queue-length ties.
+    pub fn compare_info(dir: &Path, report: &Report, edges_at_ties: i64) -> Result<(), String> {
+        let Ok(text) = std::fs::read(dir.join("critical_path_info.json")) else { return Ok(()) };
+        let oracle: serde_json::Value = serde_json::from_slice(&text).expect("oracle json");
+        let ours = report.files.iter().find(|f| f.name == "critical_path_info.json").ok_or("no critical_path_info.json produced")?;
+        let ours: serde_json::Value = serde_json::from_slice(&ours.bytes).expect("our json");
+        let diffs: Vec<String> = oracle
+            .as_object()
+            .expect("object")
+            .iter()
+            .filter(|(k, v)| {
+                let tie = *k == "n_edges" && v.as_i64().zip(ours[k.as_str()].as_i64()).is_some_and(|(a, b)| b - a == edges_at_ties);
+                ours.get(k.as_str()) != Some(v) && !tie
+            })
+            .map(|(k, v)| format!("{k}: oracle {v}, ours {}", ours.get(k.as_str()).unwrap_or(&serde_json::Value::Null)))
+            .collect();
+        if diffs.is_empty() {
+            Ok(())
+        } else {
+            Err(diffs.join("; "))
+        }
+    }
+
+    /// Every graph edge, as a multiset of rows. A difference is allowed only where HTA's
+    /// quicksort decides (SPEC "Determinism and ties"): a GPU operation whose incoming edge is
+    /// a launch delay in one and a kernel-kernel delay in the other, when its start or its
+    /// launch's start ties with another queue-length point of its stream (the queue length at a
+    /// tie decides between the two edges).
+    /// Returns how many edges more we have than the oracle (at ties).
+    pub fn compare_edges(oracle: &[u8], ours: &str, ctx: &Context<'_>) -> Result<i64, String> {
+        let rows = |b: &[u8]| -> Vec<Vec<String>> {
+            let mut v: Vec<Vec<String>> = csv::Reader::from_reader(b)
+                .records()
+                .map(|r| r.expect("csv").iter().map(|c| c.parse::<f64>().map_or(c.to_string(), |x| x.to_string())).collect())
+                .collect();
+            v.sort();
+            v
+        };
+        let header = |b: &[u8]| csv::Reader::from_reader(b).headers().expect("header").clone();
+        if header(oracle) != header(ours.as_bytes()) {
+            return Err(format!("header: oracle {:?}, ours {:?}", header(oracle), header(ours.as_bytes())));
+        }
+        let (o, u) = (rows(oracle), rows(ours.as_bytes()));
+        let only = |a: &[Vec<String>], b: &[Vec<String>]| -> Vec<Vec<String>> {
+            let mut b = b.to_vec();
+            a.iter()
+                .filter(|r| match b.iter().position(|x| x == *r || x.iter().zip(r.iter()).all(|(p, q)| cell_eq(p, q))) {
+                    Some(i) => {
+                        b.swap_remove(i);
+                        false
+                    }
+                    None => true,
+                })
+                .cloned()
+                .collect()
+        };
+        let (lost, extra) = (only(&o, &u), only(&u, &o));
+        if lost.is_empty() && extra.is_empty() {
+            return Ok(0);
+        }
+        // (stream, ts) with more than one queue point, over the selected ranks
+        let mut tied: std::collections::HashSet<(i64, i64)> = Default::default();
+        let mut stream_ts_of_index: std::collections::HashMap<i64, (i64, i64)> = Default::default();
+        for (f, r) in ctx.ranks() {
+            let mut count: std::collections::HashMap<(i64, i64), usize> = Default::default();
+            for p in queue_points(f, r, true).unwrap_or_default() {
+                *count.entry((p.stream, p.ts_ns)).or_default() += 1;
+                stream_ts_of_index.insert(i64::from(f.index[p.row]), (p.stream, p.ts_ns));
+            }
+            tied.extend(count.into_iter().filter(|c| c.1 > 1).map(|c| c.0));
+        }
+        let explained = |r: &Vec<String>| {
+            let kind = r[6].as_str();
+            let launch_or_gap = kind == "critical_path_kernel_launch_delay" || kind == "critical_path_kernel_kernel_delay";
+            let at_tie = |idx: &str| idx.parse::<f64>().ok().and_then(|i| stream_ts_of_index.get(&(i as i64))).is_some_and(|k| tied.contains(k));
+            launch_or_gap && r[7] != "0" && (at_tie(&r[3]) || at_tie(&r[0]))
+        };
+        let unexplained: Vec<String> = lost.iter().chain(&extra).filter(|r| !explained(r)).map(|r| r.join(",")).take(3).collect();
+        if unexplained.is_empty() {
+            println!("tie order: {} oracle edges and {} of ours differ at queue-length ties", lost.len(), extra.len());
+            Ok(extra.len() as i64 - lost.len() as i64)
+        } else {
+            Err(format!("{} oracle edges not ours, {} ours not the oracle's; e.g. {}", lost.len(), extra.len(), unexplained.join(" | ")))
+        }
+    }
+}
 
 /// Differences explained elsewhere: (set, file, reason).
 const KNOWN: &[(&str, &str, &str)] = &[];
@@ -103,6 +235,15 @@ fn check_set(dir: &Path, problems: &mut BTreeMap<(String, String), String>) -> u
             }
         }
     }
+    // the critical path with the oracle's parameters instead of the plan's defaults
+    ours.retain(|k, _| !k.starts_with("critical_path_"));
+    let cp = critical_path::run(dir, &ctx);
+    if let Some(report) = &cp {
+        for t in &report.tables {
+            ours.insert(format!("{}.csv", t.name), t.to_csv());
+        }
+    }
+    let mut edges_at_ties = 0i64;
     let mut files: Vec<String> = std::fs::read_dir(dir)
         .expect("set dir")
         .filter_map(|d| d.ok()?.file_name().into_string().ok())
@@ -120,13 +261,25 @@ fn check_set(dir: &Path, problems: &mut BTreeMap<(String, String), String>) -> u
             continue;
         };
         let oracle = util::gunzip_if_needed(util::bytes(&dir.join(file)));
-        if let Err(msg) = tie_order::compare_file(stem, &oracle, mine, &ours, dir) {
+        let result = if stem == "critical_path_graph_edges.csv" {
+            critical_path::compare_edges(&oracle, mine, &ctx).map(|extra| edges_at_ties = extra)
+        } else {
+            tie_order::compare_file(stem, &oracle, mine, &ours, dir)
+        };
+        if let Err(msg) = result {
             report(msg);
         }
         n += 1;
     }
-    // a table HTA did not produce (its API failed or returned None) for an implemented API
-    for name in ours.keys().filter(|k| implemented(k) && !tie_order::oracle_may_lack(k)) {
+    if let Some(report) = &cp {
+        if let Err(msg) = critical_path::compare_info(dir, report, edges_at_ties) {
+            problems.insert((set.clone(), "critical_path_info.json".into()), msg);
+        }
+    }
+    // a table HTA did not produce (its API failed or returned None) for an implemented API; the
+    // oracle ran the critical path's overlay only where `_status.csv` lists the call
+    let partial_cp = !critical_path::oracle_ran(dir);
+    for name in ours.keys().filter(|k| implemented(k) && !tie_order::oracle_may_lack(k) && !(partial_cp && k.starts_with("critical_path_"))) {
         if !files.iter().any(|f| f.trim_end_matches(".gz") == name) {
             problems.insert((set.clone(), name.clone()), "produced, but the oracle has no such file".into());
         }

@@ -8,6 +8,7 @@ pub mod aten_ops;
 pub mod call_graph;
 pub mod call_stack;
 pub mod counters;
+pub mod critical_path;
 pub mod cupti;
 pub mod decode;
 pub mod devices;

@@ -22,6 +22,9 @@ pub enum OptKind {
     Str,
     /// Comma-separated integers (empty = all).
     IntList,
+    /// A file the command line writes the analysis' produced trace to (empty: none). The page
+    /// offers the trace as a download instead and does not show the option.
+    OutFile,
 }
 
 /// One option of an analysis.
@@ -146,7 +149,7 @@ fn check(o: &Opt, v: &str) -> Result<(), AnalysisError> {
         OptKind::Int => parse_int(v).is_some(),
         OptKind::Float => v.trim().parse::<f64>().is_ok_and(f64::is_finite),
         OptKind::Bool => parse_bool(v).is_some(),
-        OptKind::Str => true,
+        OptKind::Str | OptKind::OutFile => true,
         OptKind::IntList => parse_int_list(v).is_ok(),
     };
     if ok {
@@ -156,7 +159,7 @@ fn check(o: &Opt, v: &str) -> Result<(), AnalysisError> {
             OptKind::Int => "an integer",
             OptKind::Float => "a number",
             OptKind::Bool => "true or false",
-            OptKind::Str => "text",
+            OptKind::Str | OptKind::OutFile => "text",
             OptKind::IntList => "comma-separated integers",
         };
         fail(format!("option '{}': expected {what}, found '{v}'", o.name))

@@ -27,6 +27,7 @@ pub const ANALYSES: &[Analysis] = &[
     super::launch::ANALYSIS,
     super::aten_ops::ANALYSIS,
     super::queue::ANALYSIS,
+    super::critical_path::ANALYSIS,
     // communication: overlap, stragglers (SPEC §2.3, §2.15)
     super::overlap::ANALYSIS,
     super::stragglers::ANALYSIS,
@@ -133,7 +134,7 @@ mod tests {
         let ranks: Vec<usize> = ANALYSES.iter().map(|a| order.iter().position(|g| *g == a.group).expect("known group")).collect();
         assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{:?}", ANALYSES.iter().map(|a| (a.name, a.group)).collect::<Vec<_>>());
         let names: Vec<&str> = ANALYSES.iter().map(|a| a.name).collect();
-        assert_eq!(names.len(), 23);
+        assert_eq!(names.len(), 24);
         assert_eq!(find("memory-bw").map(|a| a.name), Some("memory_bw"));
     }
 }

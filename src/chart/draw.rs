@@ -107,7 +107,9 @@ pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Ch
         Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
         Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
-        Chart::Timeline { title, x_label, lanes, kinds, runs } => timeline::timeline(area, st, &mut h, title, x_label, lanes, kinds, runs),
+        Chart::Timeline { title, x_label, y_label, lanes, kinds, runs, arrows } => {
+            timeline::timeline(area, st, &mut h, title, (x_label, y_label), lanes, kinds, runs, arrows)
+        }
         Chart::Flame { title, unit, frames, zoom, search } => flame::flame(area, st, &mut h, title, unit, frames, *zoom, search.as_deref()),
     }?;
     Ok(css_pixels(h.regions, style.scale))

@@ -27,11 +27,21 @@ pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Re
         std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
     }
     let files = kinetoscope::export::trace_files(trace, report).context("writing a produced trace")?;
-    for f in &files {
+    for f in files.iter().chain(&report.files) {
         let p = dir.join(&f.name);
         std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
     }
-    Ok(report.tables.len() + files.len())
+    Ok(report.tables.len() + files.len() + report.files.len())
+}
+
+/// Writes the trace `report` produces (its first) to `path`: gzip-compressed if the name ends
+/// in `.gz`, else plain JSON.
+pub fn write_produced_trace(path: &std::path::Path, trace: &Trace, report: &Report) -> Result<()> {
+    let out = report.traces.first().context("the analysis produced no trace to write")?;
+    let json = kinetoscope::export::trace_json(trace, out).context("writing the produced trace")?;
+    let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
+    let bytes = if gz { kinetoscope::export::gzip(&json) } else { json };
+    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
 }
 
 /// Prints the tables of `report` as text, CSV or JSON.

@@ -10,7 +10,7 @@ use anyhow::Result;
 use clap::{Arg, ArgAction, ArgMatches, Command};
 use kinetoscope::analysis::api::{Analysis, Context, Opt, OptKind, Params};
 
-use super::output::{out_arg, plot_arg, print_report, ranks_arg, ranks_of, write_plot, write_report};
+use super::output::{out_arg, plot_arg, print_report, ranks_arg, ranks_of, write_plot, write_produced_trace, write_report};
 
 /// The subcommand of `a`.
 pub fn command(a: &'static Analysis) -> Command {
@@ -78,6 +78,12 @@ pub fn run(a: &'static Analysis, m: &ArgMatches) -> Result<()> {
     if let Some(dir) = m.get_one::<PathBuf>("out") {
         write_report(dir, &trace, &report)?;
     }
+    for o in a.options.iter().filter(|o| o.kind == OptKind::OutFile) {
+        let path = params.str(o.name);
+        if !path.is_empty() {
+            write_produced_trace(std::path::Path::new(path), &trace, &report)?;
+        }
+    }
     let mut out = std::io::stdout().lock();
     print_report(&mut out, &report, m.get_flag("csv"), m.get_flag("json"))?;
     for n in &report.notes {
@@ -104,6 +110,7 @@ pub fn option_arg(o: &'static Opt) -> Arg {
         OptKind::Float => arg.value_name("X"),
         OptKind::IntList => arg.value_name("LIST"),
         OptKind::Str => arg.value_name("TEXT"),
+        OptKind::OutFile => arg.value_name("FILE"),
     }
 }
 

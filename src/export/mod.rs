@@ -7,4 +7,5 @@ pub mod formats;
 pub mod gzip;
 pub mod trace_out;
 
-pub use trace_out::trace_files;
+pub use gzip::gzip;
+pub use trace_out::{trace_files, trace_json};

@@ -11,24 +11,33 @@
 
 use std::io;
 
-use super::chrome::{id_json, write_rank_full, EventEdit};
+use super::chrome::{id_json, write_rank_kept, EventEdit};
 use super::gzip::gzip;
 use crate::model::time::ns_to_us_string;
-use crate::model::{Phase, RankTrace, Trace};
-use crate::table::{CounterSample, Report, ReportFile, TraceOut};
+use crate::model::{Kind, Phase, RankTrace, Trace};
+use crate::table::{CounterSample, FlowEvent, Report, ReportFile, TraceOut};
 
 /// The files of every trace `report` produces, in order.
 pub fn trace_files(trace: &Trace, report: &Report) -> io::Result<Vec<ReportFile>> {
     report.traces.iter().map(|t| trace_file(trace, t)).collect()
 }
 
-/// The file of `out` (a rank of `trace` with its additions).
+/// The file of `out` (a rank of `trace` with its additions), gzip-compressed.
 pub fn trace_file(trace: &Trace, out: &TraceOut) -> io::Result<ReportFile> {
+    Ok(ReportFile { name: out.name.clone(), bytes: gzip(&trace_json(trace, out)?) })
+}
+
+/// The JSON of `out` (a rank of `trace` with its additions).
+pub fn trace_json(trace: &Trace, out: &TraceOut) -> io::Result<Vec<u8>> {
     let r = trace.ranks.get(out.rank).ok_or_else(|| io::Error::other(format!("no rank at position {}", out.rank)))?;
-    let extra: Vec<String> = out.counters.iter().map(|s| counter_event(r, s)).collect();
+    let mut extra: Vec<String> = out.counters.iter().map(|s| counter_event(r, s)).collect();
+    extra.extend(out.flows.iter().map(|x| flow_event(r, x)));
     let ev = &r.events;
     let rename = out.compact.as_ref().is_some_and(|c| c.span.is_some());
     let edit = |e: u32| -> Option<EventEdit> {
+        if let Some(a) = out.args.get(&e) {
+            return Some(EventEdit { extra_args: a.clone(), ..Default::default() });
+        }
         if let Some(m) = out.marks.get(&e) {
             let patterns: serde_json::Map<String, serde_json::Value> = m.iter().cloned().collect();
             return Some(EventEdit { extra_args: vec![("Patterns".into(), serde_json::Value::Object(patterns))], ..Default::default() });
@@ -45,9 +54,33 @@ pub fn trace_file(trace: &Trace, out: &TraceOut) -> io::Result<ReportFile> {
         let id = if rename { compact.symbols.binary_search_by(|s| s.as_str().cmp(name)).ok().map(|i| i.to_string()) } else { None };
         Some(EventEdit { name: id, drop_args: true, extra_args: Vec::new() })
     };
+    let keep = |e: u32| -> bool {
+        !out.only_marked
+            || ev.phase[e as usize] != Phase::Complete
+            || out.args.contains_key(&e)
+            || matches!(ev.kind[e as usize], Kind::UserAnnotation | Kind::PythonFunction)
+    };
     let mut json = Vec::new();
-    write_rank_full(r, &extra, &edit, &mut json)?;
-    Ok(ReportFile { name: out.name.clone(), bytes: gzip(&json) })
+    write_rank_kept(r, &extra, &edit, &keep, &mut json)?;
+    Ok(json)
+}
+
+/// A flow event's JSON (HTA's `Trace.flow_event`).
+fn flow_event(r: &RankTrace, x: &FlowEvent) -> String {
+    let text = |t: &str| serde_json::Value::from(t).to_string();
+    format!(
+        "{{\"ph\": \"{}\", \"id\": {}, \"pid\": {}, \"tid\": {}, \"ts\": {}, \"cat\": {}, \"name\": {}, \"args\": {{\"weight\": {}, \"critical\": {}}}{}}}",
+        if x.start { "s" } else { "f" },
+        x.id,
+        id_json(r, x.pid),
+        id_json(r, x.tid),
+        json_number(x.ts_us),
+        text(&x.cat),
+        text(&x.name),
+        json_number(x.weight),
+        x.critical,
+        if x.start { "" } else { ", \"bp\": \"e\"" }
+    )
 }
 
 /// A JSON number: integers without a fraction, others as the shortest round-trip decimal.

@@ -160,12 +160,16 @@ pub enum Chart {
         title: String,
         /// Label of the time axis (with unit).
         x_label: String,
+        /// What a lane is (`rank`, `thread / stream`).
+        y_label: String,
         /// Lane labels, top first.
         lanes: Vec<String>,
         /// Names of the kinds (legend).
         kinds: Vec<String>,
         /// `(lane, start, end, kind)`.
         runs: Vec<(u32, f64, f64, u8)>,
+        /// Arrows drawn over the runs: `(from lane, from time, to lane, to time, kind)`.
+        arrows: Vec<(u32, f64, u32, f64, u8)>,
     },
 }
 

@@ -21,6 +21,10 @@ pub struct Report {
     /// `--out DIR` saves them and the page offers them as downloads. Not part of the JSON form.
     #[serde(skip)]
     pub traces: Vec<TraceOut>,
+    /// Other files the analysis produces (name, content), written by `--out` (e.g. HTA's
+    /// `critical_path_info.json`). Not part of the JSON form.
+    #[serde(skip)]
+    pub files: Vec<ReportFile>,
 }
 
 impl Report {

@@ -35,6 +35,30 @@ pub struct CompactNames {
 /// Args added to events: row → `(key, JSON value)` pairs.
 pub type Marks = BTreeMap<u32, Vec<(String, serde_json::Value)>>;
 
+/// A flow event (`ph: "s"` / `"f"`) appended to the trace: one end of an arrow viewers draw
+/// between two events (HTA's `Trace.flow_event`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowEvent {
+    /// Arrow id (the two ends share it).
+    pub id: u64,
+    /// pid of the event the end binds to (index into `RankTrace::ids`).
+    pub pid: u32,
+    /// tid of that event.
+    pub tid: u32,
+    /// Time, µs on the trace's own clock, as written.
+    pub ts_us: f64,
+    /// Start (`s`) or finish (`f`, written with `"bp": "e"`: binds to the enclosing event).
+    pub start: bool,
+    /// Name.
+    pub name: String,
+    /// Category.
+    pub cat: String,
+    /// `args.weight`, µs.
+    pub weight: f64,
+    /// `args.critical`.
+    pub critical: bool,
+}
+
 /// A trace to write: which rank, under which name, with what added.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TraceOut {
@@ -48,4 +72,12 @@ pub struct TraceOut {
     pub marks: Marks,
     /// Names of the other events compressed, as HTA does.
     pub compact: Option<CompactNames>,
+    /// Members added to events' `args` themselves: row → `(key, JSON value)` (HTA's
+    /// `args.critical = 1`).
+    pub args: Marks,
+    /// Flow events appended after the trace's events.
+    pub flows: Vec<FlowEvent>,
+    /// Keep only the complete events that [`TraceOut::args`] marks, and annotations and Python
+    /// frames (HTA's `only_show_critical_events`); other phases stay.
+    pub only_marked: bool,
 }

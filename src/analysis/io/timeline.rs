@@ -114,9 +114,11 @@ impl Grid {
         Chart::Timeline {
             title: "I/O timeline: what each rank is in (the call covering most of each cell)".into(),
             x_label: "time since the run's start (s)".into(),
+            y_label: "rank".into(),
             lanes: self.labels(ranks),
             kinds: KIND_NAMES.iter().map(|s| s.to_string()).collect(),
             runs,
+            arrows: Vec::new(),
         }
     }
 }
