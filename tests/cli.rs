@@ -615,3 +615,30 @@ fn export_writes_profiles_and_refuses_what_it_cannot_do() {
     assert_eq!(std::fs::read_to_string(dir.join("g.folded")).unwrap(), "(no launching CPU call);k 2000\n");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `critical-path --overlay FILE` writes plain JSON (gzip when the name ends in .gz);
+/// `analyze --option critical_path.annotation=...` reaches the analysis, a bad one is named.
+#[test]
+fn critical_path_overlay_and_analyze_options() {
+    let trace = util::testdata("critical_path/cpu_bound.json");
+    let dir = std::env::temp_dir().join(format!("ks-cp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (plain, gz) = (dir.join("o.json"), dir.join("o.json.gz"));
+    for p in [&plain, &gz] {
+        let o = run(&["critical-path", trace.to_str().unwrap(), "--overlay", p.to_str().unwrap(), "--table", "critical_path_summary"]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains("cpu_bound"), "{}", stdout(&o));
+    }
+    let v: Value = serde_json::from_slice(&util::bytes(&plain)).expect("plain JSON");
+    assert!(v["traceEvents"].as_array().unwrap().iter().any(|e| e["args"]["critical"] == 1));
+    assert_eq!(&util::bytes(&gz)[..2], &[0x1f, 0x8b], "gzip");
+    let out = dir.join("an");
+    let o = run(&["analyze", trace.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-charts", "--option", "critical_path.annotation="]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let info = std::fs::read_to_string(out.join("critical_path_info.json")).unwrap();
+    assert!(info.contains("\"annotation\": \"\"") && info.contains("\"instance_id\": null"), "{info}");
+    let o = run(&["analyze", trace.to_str().unwrap(), "--out", out.to_str().unwrap(), "--option", "critical_path.anotation=x"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("critical_path has no option anotation (options: rank, annotation"), "{}", stderr(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -12,6 +12,9 @@ mod analysis_annotations;
 mod analysis_aten_ops;
 /// Trace with counters: the counter table and the produced gzip trace read back (SPEC §2.8).
 mod analysis_counters;
+/// Critical path on hand-made traces (CPU-, GPU-, launch-, sync-bound, event wait, HIP, CUDA
+/// graph): exact paths by hand, default mode and --hta; the overlay; bad input.
+mod analysis_critical_path;
 mod analysis_cupti;
 /// LLM decode-step statistics and extract (kernel_extractor's stats/extract) on testdata/decode/.
 mod analysis_decode;
