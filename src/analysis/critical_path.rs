@@ -141,6 +141,19 @@ impl CriticalPath {
         }
     }
 
+    /// Time between the path's events that no edge weighs, ns: the spans of its dependency and
+    /// sync edges (a thread idle or in untraced code between two top-level events; a waiting
+    /// call returning after the GPU work it waited for).
+    pub fn untraced(&self) -> i64 {
+        let g = &self.graph;
+        self.path
+            .iter()
+            .map(|&e| &g.edges[e as usize])
+            .filter(|e| matches!(e.kind, EdgeKind::Dependency | EdgeKind::Sync))
+            .map(|e| (g.nodes[e.dst as usize].ts - g.nodes[e.src as usize].ts).max(0))
+            .sum()
+    }
+
     /// Events of the path (frame rows), each once, in path order.
     pub fn events(&self) -> Vec<u32> {
         let mut seen = rustc_hash::FxHashSet::default();
@@ -334,7 +347,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     report.tables.push(flows_table(&cp, f, r, &flows));
     report.charts.push(timeline_chart(&cp, f, r));
-    report.charts.push(bound_chart(&rows));
+    report.charts.push(bound_chart(&cp, &rows));
     report.tables.insert(0, breakdown);
     report.traces.push(overlay.trace);
     if cp.gpu.unconnected > 0 {
@@ -354,6 +367,14 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     }
     if cp.gpu.same_stream_waits > 0 {
         report.notes.push(format!("{} wait(s) between operations of one stream left out (stream order implies them; HTA rejects the graph)", cp.gpu.same_stream_waits));
+    }
+    let (untraced, window) = (cp.untraced(), cp.window.end.saturating_sub(cp.window.start));
+    if untraced > 0 && window < i64::MAX && untraced * 10 > window {
+        report.notes.push(format!(
+            "{} µs of the path lies between its events (untraced: a thread idle or in code the profiler did not record, or a waiting call returning late); the window is {} µs",
+            fmt_us(untraced),
+            fmt_us(window)
+        ));
     }
     if cp.path.is_empty() {
         report.notes.push(format!("rank {}: the window has no operators or GPU work to build a path from", cp.rank));
@@ -631,6 +652,7 @@ fn info_fields(cp: &CriticalPath, o: &Overlay) -> Vec<(&'static str, serde_json:
         ("window_start", json_us(us(cp.window.start))),
         ("window_end", if cp.window.end == i64::MAX { Value::Null } else { json_us(us(cp.window.end)) }),
         ("window_events", cp.rows.len().into()),
+        ("untraced_on_path", json_us(us(cp.untraced()))),
     ]
 }
 
@@ -648,8 +670,9 @@ fn info_table(cp: &CriticalPath, o: &Overlay) -> Table {
         .with("value", Unit::None, Values::Str(fields.iter().map(|f| f.1.as_str().map_or_else(|| f.1.to_string(), str::to_string)).collect()))
 }
 
-/// Time on the path by what bounded it (the summary's categories), as bars.
-fn bound_chart(rows: &[PathRow]) -> Chart {
+/// Time on the path by what bounded it (the summary's categories), as bars, and the time between
+/// its events no edge weighs ([`CriticalPath::untraced`]).
+fn bound_chart(cp: &CriticalPath, rows: &[PathRow]) -> Chart {
     const ORDER: [(&str, &str); 5] = [
         ("cpu_bound", "CPU"),
         ("gpu_kernel_launch_overhead", "launch delay"),
@@ -667,8 +690,8 @@ fn bound_chart(rows: &[PathRow]) -> Chart {
         title: "time on the critical path by what bounded it".into(),
         x_label: String::new(),
         y_label: "time (µs)".into(),
-        categories: ORDER.iter().map(|o| o.1.to_string()).collect(),
-        values: sums.iter().map(|&v| us(v)).collect(),
+        categories: ORDER.iter().map(|o| o.1.to_string()).chain(["untraced gaps".to_string()]).collect(),
+        values: sums.iter().map(|&v| us(v)).chain([us(cp.untraced())]).collect(),
         errors: None,
     }
 }
