@@ -119,8 +119,9 @@ pub struct CallGraph {
     pub stacks: Vec<CallStack>,
 }
 
-/// Sort key of a pid/tid value: integers (numerically) before strings.
-fn id_key(r: &RankTrace, i: u32) -> (u8, i64, String) {
+/// Sort key of a pid/tid value: integers (numerically) before strings (pandas' groupby order for
+/// the integer ids of Kineto traces).
+pub(crate) fn id_key(r: &RankTrace, i: u32) -> (u8, i64, String) {
     match r.ids.get(i) {
         Some(IdValue::Int(v)) => (0, *v, String::new()),
         Some(IdValue::Str(s)) => (1, 0, r.strings.get(*s).to_string()),

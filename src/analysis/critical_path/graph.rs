@@ -9,8 +9,9 @@
 
 use rustc_hash::FxHashMap;
 
+pub(crate) use super::super::call_graph::id_key;
 use super::super::hta_frame::HtaFrame;
-use crate::model::{IdValue, RankTrace};
+use crate::model::RankTrace;
 
 /// No node / no row.
 pub const NONE: u32 = u32::MAX;
@@ -177,16 +178,6 @@ impl Graph {
     /// Number of graph nodes (touched by an edge).
     pub fn graph_nodes(&self) -> usize {
         self.order.len()
-    }
-}
-
-/// Sort key of a pid/tid value: integers (numerically) before strings (pandas' groupby order for
-/// the integer ids of Kineto traces).
-pub fn id_key(r: &RankTrace, i: u32) -> (u8, i64, String) {
-    match r.ids.get(i) {
-        Some(IdValue::Int(v)) => (0, *v, String::new()),
-        Some(IdValue::Str(s)) => (1, 0, r.strings.get(*s).to_string()),
-        None => (2, 0, String::new()),
     }
 }
 
