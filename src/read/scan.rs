@@ -30,6 +30,13 @@ pub trait ScanSink {
     fn event_direct(&mut self, _rest: &[u8], _offset: u64, _index: u32) -> Option<usize> {
         None
     }
+    /// `n` empty objects `{}` in a row (`{},{},…`), the first at `offset` with position `index`,
+    /// each 3 bytes after the previous: placeholders, counted without parsing.
+    fn empty_events(&mut self, offset: u64, index: u32, n: u32) {
+        for k in 0..n {
+            self.event(b"{}", offset + 3 * u64::from(k), index + k);
+        }
+    }
     /// Recoverable damage.
     fn warn(&mut self, kind: WarningKind, offset: u64, detail: String);
 }
@@ -474,6 +481,20 @@ impl Scanner {
                         self.pos += 1;
                         self.state = if self.in_object { State::ObjAfterValue } else { State::Done };
                     }
+                    b'{' if data.get(self.pos + 1) == Some(&b'}') => {
+                        // `{}` placeholders, and whole runs of `{},{},…` (an inflated gzip bomb
+                        // of them reads at the speed of whitespace)
+                        let mut n = 1u32;
+                        self.pos += 2;
+                        while n < u32::MAX && data[self.pos..].starts_with(b",{}") {
+                            n += 1;
+                            self.pos += 3;
+                        }
+                        sink.empty_events(here, self.element_index, n);
+                        self.element_index = self.element_index.saturating_add(n);
+                        self.after_sep = false;
+                        self.state = State::ArrayAfterElem;
+                    }
                     b'{' => {
                         if let Some(len) = sink.event_direct(&data[self.pos..], here, self.element_index) {
                             self.element_index += 1;
@@ -684,6 +705,11 @@ mod tests {
             doc += &format!("{{\"name\": \"e{i}\", \"ts\": {i}.5, \"args\": {{\"k\": [{i}, \"]\\\"\"]}}}},\n  ");
             if i == 77 {
                 doc += &format!("{{\"name\": \"{long}\"}}, ,");
+            }
+            if i == 120 {
+                // placeholders: a run (counted at once when in one chunk), spaced ones
+                doc += &"{},".repeat(50);
+                doc += "{} , { },";
             }
         }
         doc += &format!("{{}}], \"meta\": {{\"s\": \"{long}\"}}}} trailing");

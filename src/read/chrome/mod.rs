@@ -333,6 +333,10 @@ impl ScanSink for ChromeSink<'_> {
         Some(len)
     }
 
+    fn empty_events(&mut self, _offset: u64, _index: u32, n: u32) {
+        self.rank.counts.empty_placeholders += u64::from(n);
+    }
+
     fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
         ChromeSink::warn(self, kind, offset, detail);
     }
