@@ -9,6 +9,7 @@ mod trace_out;
 
 pub use chart::{histogram_bins, union_gaps, Chart, FlameFrame, Line, Series};
 pub use pyfloat::python_float_repr;
+pub use render::JsonRows;
 pub use report::{Report, ReportFile};
 pub use trace_out::{CompactNames, CounterSample, FlowEvent, Marks, TraceOut};
 
