@@ -47,9 +47,18 @@ pub fn write_produced_trace(path: &std::path::Path, trace: &Trace, report: &Repo
 /// Prints the tables of `report` as text, CSV or JSON.
 pub fn print_report(out: &mut impl Write, report: &Report, csv: bool, json: bool) -> Result<()> {
     if json {
-        let tables: serde_json::Map<String, serde_json::Value> = report.tables.iter().map(|t| (t.name.clone(), t.to_json_rows())).collect();
-        serde_json::to_writer_pretty(&mut *out, &serde_json::json!({ "tables": tables, "notes": report.notes }))?;
-        writeln!(out)?;
+        // {notes, tables: {name: rows}}, keys sorted as a `serde_json::Map` keeps them; rows are
+        // written as they are serialised, through a buffer (stdout flushes at every line)
+        #[derive(serde::Serialize)]
+        struct Json<'a> {
+            notes: &'a [String],
+            tables: std::collections::BTreeMap<&'a str, kinetoscope::table::JsonRows<'a>>,
+        }
+        let tables = report.tables.iter().map(|t| (t.name.as_str(), t.json_rows())).collect();
+        let mut buf = std::io::BufWriter::with_capacity(1 << 16, &mut *out);
+        serde_json::to_writer_pretty(&mut buf, &Json { notes: &report.notes, tables })?;
+        writeln!(buf)?;
+        buf.flush()?;
         return Ok(());
     }
     let several = report.tables.len() > 1;

@@ -9,6 +9,7 @@ mod trace_out;
 
 pub use chart::{histogram_bins, union_gaps, Chart, FlameFrame, Line, Series};
 pub use pyfloat::python_float_repr;
+pub use render::JsonRows;
 pub use report::{Report, ReportFile};
 pub use trace_out::{CompactNames, CounterSample, FlowEvent, Marks, TraceOut};
 
@@ -131,7 +132,17 @@ impl Table {
         rows.sort_by(|&a, &b| {
             order.iter().map(|&i| cmp_in(&self.columns[i], a, b)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
         });
-        self.select_rows(&rows);
+        // a permutation: text moves to its new row instead of being copied
+        for c in &mut self.columns {
+            c.values = match &mut c.values {
+                Values::Str(v) => {
+                    let mut old = std::mem::take(v);
+                    Values::Str(rows.iter().map(|&r| std::mem::take(&mut old[r])).collect())
+                }
+                Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
+                Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
+            };
+        }
     }
 
     /// Keeps rows `rows`, in that order.

@@ -21,6 +21,16 @@ fn json_rows_with_null_for_nan() {
 }
 
 #[test]
+fn json_rows_stream_as_the_value_prints() {
+    let expected = r#"[{"count":12,"kernel":"gemm","mean_us":1.5},{"count":3,"kernel":"a,\"b\"","mean_us":null}]"#;
+    assert_eq!(serde_json::to_string(&sample().json_rows()).ok().as_deref(), Some(expected));
+    // a repeated column name keeps the later column, as a `serde_json::Map` does
+    let t = sample().with("count", Unit::Count, Values::Float(vec![f64::INFINITY, 2.0]));
+    assert_eq!(serde_json::to_string(&t.json_rows()).ok(), Some(t.to_json_rows().to_string()));
+    assert!(t.to_json_rows().to_string().starts_with(r#"[{"count":null,"#));
+}
+
+#[test]
 fn text_aligns_numbers_right() {
     assert_eq!(sample().to_text(), "kernel  count  mean_us\n------  -----  -------\ngemm       12      1.5\na,\"b\"       3\n");
 }
