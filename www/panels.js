@@ -157,8 +157,12 @@ function selectTab(name, remember = true) {
   if (panel && panel.dataset.state === 'idle') runPanel(panel);
 }
 
+/** Option kinds the page does not show: `out_file` writes a file where the CLI runs (the page offers the file as a
+ * download instead). */
+const CLI_ONLY = new Set(['out_file']);
+
 function buildPanel(a) {
-  const fields = a.options.map((o) => {
+  const fields = a.options.filter((o) => !CLI_ONLY.has(o.kind)).map((o) => {
     const attrs = { 'data-opt': o.name, 'data-default': o.default, name: o.name, title: o.help || null };
     const input = o.kind === 'bool'
       ? el('input', { ...attrs, type: 'checkbox' })

@@ -84,7 +84,9 @@ function chartFigure(chart, i, hooks) {
   const png = el('button', { type: 'button', class: 'download', 'data-png': id }, 'PNG');
   png.addEventListener('click', () => canvas.toBlob((blob) => blob && download(blob, `${slug(chart.title) || `${hooks.prefix}-chart-${i + 1}`}.png`)));
   const tools = isFlame(chart) ? [flameTools()] : [];
-  return el('figure', { class: 'chart', 'data-chart': i }, ...tools, canvas, el('div', { class: 'chart-tip', hidden: '' }), el('figcaption', {}, png));
+  // a click on a bar, run or arrow head pins its text under the chart (a flame graph's click zooms instead)
+  const pin = isFlame(chart) ? [] : [el('p', { class: 'chart-pin', role: 'status', hidden: '' })];
+  return el('figure', { class: 'chart', 'data-chart': i }, ...tools, canvas, el('div', { class: 'chart-tip', hidden: '' }), ...pin, el('figcaption', {}, png));
 }
 
 function drawOne(figure, chart, hooks) {
@@ -92,7 +94,7 @@ function drawOne(figure, chart, hooks) {
   try {
     if (isFlame(chart)) flameView(figure, chart, hooks);
     else paint(canvas, ...hooks.chartSize, (dark, scale) => hooks.drawChart(canvas.id, JSON.stringify(chart), dark, scale));
-    hoverTip(canvas, figure.querySelector('.chart-tip'));
+    hoverTip(canvas, figure.querySelector('.chart-tip'), figure.querySelector('.chart-pin'));
   } catch (e) {
     console.warn('draw_chart failed:', e);
     figure.append(el('p', { class: 'inline-error' }, `Could not draw this chart: ${e?.message ?? e}`));
@@ -137,14 +139,7 @@ function flameView(figure, chart, hooks) {
     draw();
   };
   canvas.addEventListener('click', (e) => {
-    const r = canvas.getBoundingClientRect();
-    const k = Number(canvas.dataset.cssWidth) / r.width || 1;
-    const [x, y] = [(e.clientX - r.left) * k, (e.clientY - r.top) * k];
-    const size = (g) => (g.x1 - g.x0) * (g.y1 - g.y0);
-    let best = null;
-    for (const g of canvas.regions ?? []) {
-      if (g.frame !== undefined && x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1 && (!best || size(g) < size(best))) best = g;
-    }
+    const best = regionAt(canvas, e, (g) => g.frame !== undefined);
     if (best) zoom(best.frame);
   });
   reset.addEventListener('click', () => zoom(null));
@@ -205,29 +200,47 @@ export function repaintAll() {
   }
 }
 
-/** Shows in `tip` (an element beside `canvas`) the text of the smallest of `canvas.regions` (CSS pixels of
- * the drawn size, from draw_chart) under the pointer; the canvas may be displayed smaller (max-width). */
-export function hoverTip(canvas, tip) {
+/** The region of `canvas.regions` (CSS pixels of the drawn size, from draw_chart) under the pointer event `e` (the
+ * canvas may be displayed smaller: max-width), or null: one drawn on top (`top`, a timeline arrow's head) first, else
+ * the smallest; `keep` picks the regions looked at. */
+export function regionAt(canvas, e, keep = () => true) {
+  const r = canvas.getBoundingClientRect();
+  const k = Number(canvas.dataset.cssWidth) / r.width || 1;
+  const [x, y] = [(e.clientX - r.left) * k, (e.clientY - r.top) * k];
+  const size = (g) => (g.x1 - g.x0) * (g.y1 - g.y0);
+  const better = (g, b) => !b || (Boolean(g.top) !== Boolean(b.top) ? Boolean(g.top) : size(g) < size(b));
+  let best = null;
+  for (const g of canvas.regions ?? []) {
+    if (keep(g) && x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1 && better(g, best)) best = g;
+  }
+  return best;
+}
+
+/** Shows in `tip` (an element beside `canvas`) the text of the region under the pointer (regionAt); with `pin` (an
+ * element under the canvas), a click on a region shows its text there until another click (off every region:
+ * hidden again), so it can be read and selected. */
+export function hoverTip(canvas, tip, pin = null) {
   if (!tip || canvas.dataset.hover) return;
   canvas.dataset.hover = '1';
-  const size = (g) => (g.x1 - g.x0) * (g.y1 - g.y0);
   canvas.addEventListener('mousemove', (e) => {
-    const r = canvas.getBoundingClientRect();
-    const k = Number(canvas.dataset.cssWidth) / r.width || 1;
-    const [x, y] = [(e.clientX - r.left) * k, (e.clientY - r.top) * k];
-    let best = null;
-    for (const g of canvas.regions ?? []) {
-      if (x >= g.x0 && x <= g.x1 && y >= g.y0 && y <= g.y1 && (!best || size(g) < size(best))) best = g;
-    }
+    const best = regionAt(canvas, e);
+    if (pin) canvas.style.cursor = best ? 'pointer' : '';
     tip.hidden = !best;
     if (!best) return;
     tip.textContent = best.text;
     // beside the pointer, on its left in the right half so the tip stays over the chart
+    const r = canvas.getBoundingClientRect();
     const left = e.clientX - r.left < r.width / 2;
     tip.style.left = `${canvas.offsetLeft + e.clientX - r.left + (left ? 14 : -14 - tip.offsetWidth)}px`;
     tip.style.top = `${canvas.offsetTop + e.clientY - r.top + 14}px`;
   });
   canvas.addEventListener('mouseleave', () => { tip.hidden = true; });
+  if (!pin) return;
+  canvas.addEventListener('click', (e) => {
+    const best = regionAt(canvas, e);
+    pin.textContent = best?.text ?? '';
+    pin.hidden = !best;
+  });
 }
 
 // ---- tables ---------------------------------------------------------------------------------------------

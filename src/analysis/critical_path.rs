@@ -711,7 +711,9 @@ const RUN_KINDS: [&str; 9] = [
 
 /// The window as a timeline: one lane per CPU thread and GPU stream that has events of the
 /// graph, the path's events coloured by what they are, the others grey (merged when shorter than
-/// a cell), and the path's launch, gap, sync and dependency edges as arrows between lanes.
+/// a cell), and the path's launch, gap, sync and dependency edges as arrows between lanes. A path
+/// event's run and an arrow's ends are labelled with their events as the breakdown names them
+/// (`s_name (#event_idx)`). Times in µs, in ms for a window of a second or more.
 fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
     let g = &cp.graph;
     let on_path: rustc_hash::FxHashSet<u32> = cp.events().into_iter().collect();
@@ -751,6 +753,9 @@ fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
         .collect();
     let (t0, t1) = (cp.window.start, event_rows.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(cp.window.start).min(cp.window.end));
     let cell = ((t1 - t0).max(1) as f64 / RUN_CELLS).max(1.0);
+    // times in µs, or in ms for a window of a second or more (an axis of 8-digit µs reads badly)
+    let (per_unit, unit) = if t1 - t0 >= 1_000_000_000 { (1e6, "ms") } else { (1e3, "µs") };
+    let at = |ns: i64| ns as f64 / per_unit;
     let mut runs: Vec<(u32, f64, f64, u8)> = Vec::new();
     // off-path events merged per lane when closer than a cell
     let mut off: Vec<(u32, i64, i64)> = event_rows
@@ -765,15 +770,18 @@ fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
             Some(c) if c.0 == l && (s as f64) <= c.2 as f64 + cell => c.2 = c.2.max(e),
             _ => {
                 if let Some(c) = cur.take() {
-                    runs.push((c.0, us(c.1 - t0), us(c.2 - t0), 0));
+                    runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
                 }
                 cur = Some((l, s, e));
             }
         }
     }
     if let Some(c) = cur {
-        runs.push((c.0, us(c.1 - t0), us(c.2 - t0), 0));
+        runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
     }
+    // each path event's run and each arrow end names its event as the breakdown does: s_name (#event_idx)
+    let event_name = |row: usize| format!("{} (#{})", shorten_name(r.strings.get(f.name[row])), f.index[row]);
+    let mut run_labels = vec![String::new(); runs.len()];
     for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
         let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
         let kind = r.events.kind[f.row[row] as usize];
@@ -789,9 +797,11 @@ fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
         } else {
             3
         };
-        runs.push((l, us(f.ts_ns[row] - t0), us(f.ts_ns[row] + f.dur_ns[row] - t0), k));
+        runs.push((l, at(f.ts_ns[row] - t0), at(f.ts_ns[row] + f.dur_ns[row] - t0), k));
+        run_labels.push(event_name(row));
     }
     let mut arrows = Vec::new();
+    let mut arrow_labels = Vec::new();
     for &e in &cp.path {
         let edge = &g.edges[e as usize];
         let k = match edge.kind {
@@ -803,17 +813,27 @@ fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
         };
         let (a, b) = (g.nodes[edge.src as usize], g.nodes[edge.dst as usize]);
         if let (Some(&la), Some(&lb)) = (lane_of.get(&lane_key(a.row as usize)), lane_of.get(&lane_key(b.row as usize))) {
-            arrows.push((la, us(a.ts - t0), lb, us(b.ts - t0), k));
+            arrows.push((la, at(a.ts - t0), lb, at(b.ts - t0), k));
+            let end = |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(n.row as usize));
+            arrow_labels.push(format!("{} → {}", end(a), end(b)));
         }
     }
     Chart::Timeline {
-        title: format!("critical path of rank {} ({}): {} µs", cp.rank, describe_window(&cp.annotation, cp.instances), fmt_us(cp.length())),
-        x_label: "time since window start (µs)".into(),
+        title: format!(
+            "critical path of rank {} ({}): {} {unit}",
+            cp.rank,
+            describe_window(&cp.annotation, cp.instances),
+            if unit == "ms" { format!("{:.0}", at(cp.length())) } else { fmt_us(cp.length()) }
+        ),
+        x_label: format!("time since window start ({unit})"),
         y_label: "thread / stream".into(),
         lanes,
         kinds: RUN_KINDS.iter().map(|s| s.to_string()).collect(),
         runs,
         arrows,
+        muted: Some(0),
+        run_labels,
+        arrow_labels,
     }
 }
 

@@ -42,6 +42,10 @@ pub struct Region {
     /// on it when clicked. Other charts leave it out.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub frame: Option<usize>,
+    /// Drawn over the regions it overlaps (a timeline arrow's head over the runs): the page picks
+    /// it before them, else the smallest region under the pointer. Other regions leave it out.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub top: bool,
 }
 
 /// The hover regions of one chart as they are drawn, in device pixels of the whole area.
@@ -57,18 +61,23 @@ impl Hover {
 
     /// A region between two corners in backend pixels (any order).
     pub(super) fn add(&mut self, a: (i32, i32), b: (i32, i32), text: String) {
-        self.add_region(a, b, text, None);
+        self.add_region(a, b, text, None, false);
     }
 
     /// A region of flame graph frame `frame`.
     pub(super) fn add_frame(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: usize) {
-        self.add_region(a, b, text, Some(frame));
+        self.add_region(a, b, text, Some(frame), false);
     }
 
-    fn add_region(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: Option<usize>) {
+    /// A region drawn over the others ([`Region::top`]).
+    pub(super) fn add_top(&mut self, a: (i32, i32), b: (i32, i32), text: String) {
+        self.add_region(a, b, text, None, true);
+    }
+
+    fn add_region(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: Option<usize>, top: bool) {
         let (x0, x1) = (a.0.min(b.0) - self.base.0, a.0.max(b.0) - self.base.0);
         let (y0, y1) = (a.1.min(b.1) - self.base.1, a.1.max(b.1) - self.base.1);
-        self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text, frame });
+        self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text, frame, top });
     }
 }
 
@@ -107,9 +116,16 @@ pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Ch
         Chart::Lines { title, x_label, y_label, lines, step } => plots::lines(area, st, &mut h, title, x_label, y_label, lines, *step),
         Chart::Columns { title, x_label, y_label, series } => plots::columns(area, st, &mut h, title, x_label, y_label, series),
         Chart::Waterfall { title, x_label, bars } => plots::waterfall(area, st, &mut h, title, x_label, bars),
-        Chart::Timeline { title, x_label, y_label, lanes, kinds, runs, arrows } => {
-            timeline::timeline(area, st, &mut h, title, (x_label, y_label), lanes, kinds, runs, arrows)
-        }
+        Chart::Timeline { title, x_label, y_label, lanes, kinds, runs, arrows, muted, run_labels, arrow_labels } => timeline::timeline(
+            area,
+            st,
+            &mut h,
+            title,
+            (x_label, y_label),
+            (lanes, kinds, *muted),
+            (runs, run_labels),
+            (arrows, arrow_labels),
+        ),
         Chart::Flame { title, unit, frames, zoom, search } => flame::flame(area, st, &mut h, title, unit, frames, *zoom, search.as_deref()),
     }?;
     Ok(css_pixels(h.regions, style.scale))

@@ -105,6 +105,16 @@ impl Style {
         }
     }
 
+    /// Context drawn under the data (a timeline's muted kind: events off a critical path): a
+    /// grey that reads as "there" but not as a series.
+    pub fn muted(&self) -> RGBColor {
+        if self.dark {
+            RGBColor(0x4b, 0x53, 0x61)
+        } else {
+            RGBColor(0xc4, 0xc4, 0xc4)
+        }
+    }
+
     /// Text of `size` CSS pixels in the text colour.
     pub fn font(&self, size: f64) -> TextStyle<'static> {
         ("sans-serif", size * self.scale).into_font().color(&self.text())

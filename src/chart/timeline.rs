@@ -1,6 +1,8 @@
 //! The timeline chart: lanes (ranks, threads, streams) top to bottom over time, each drawn as runs
-//! coloured by kind (the legend), with a hover region per run, and arrows between lanes (the
-//! critical path's launches, gaps and synchronisations) with a hover region at their head.
+//! coloured by kind (the legend; a muted kind in grey, as context), with a hover region per run,
+//! and arrows between lanes (the critical path's launches, gaps and synchronisations) with a
+//! hover region at their head. Runs and arrows may carry labels (the events they are or join),
+//! written in their hover text.
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -12,6 +14,15 @@ use super::style::{color, number, unit_of, value_text, Style};
 /// Most lane labels written on the axis.
 const MAX_LANE_LABELS: usize = 24;
 
+/// A run: `(lane, start, end, kind)`.
+type Run = (u32, f64, f64, u8);
+/// An arrow: `(from lane, from time, to lane, to time, kind)`.
+type Arrow = (u32, f64, u32, f64, u8);
+
+/// Radius of the hover region at an arrow's head, CSS pixels: larger than the dot drawn, so it
+/// can be pointed at and clicked; it is picked before the runs under it (a run may be thinner).
+const HEAD_HOVER: f64 = 6.0;
+
 #[allow(clippy::too_many_arguments)]
 pub(super) fn timeline<DB: DrawingBackend>(
     area: &DrawingArea<DB, Shift>,
@@ -19,21 +30,22 @@ pub(super) fn timeline<DB: DrawingBackend>(
     hover: &mut Hover,
     title: &str,
     (x_label, y_label): (&str, &str),
-    lanes: &[String],
-    kinds: &[String],
-    runs: &[(u32, f64, f64, u8)],
-    arrows: &[(u32, f64, u32, f64, u8)],
+    (lanes, kinds, muted): (&[String], &[String], Option<u8>),
+    (runs, run_labels): (&[Run], &[String]),
+    (arrows, arrow_labels): (&[Arrow], &[String]),
 ) -> Result<(), String> {
-    let ok = |r: &&(u32, f64, f64, u8)| r.1.is_finite() && r.2.is_finite() && (r.0 as usize) < lanes.len();
+    let ok = |r: &&Run| r.1.is_finite() && r.2.is_finite() && (r.0 as usize) < lanes.len();
     let (Some(x0), Some(x1)) = (runs.iter().filter(ok).map(|r| r.1).reduce(f64::min), runs.iter().filter(ok).map(|r| r.2).reduce(f64::max))
     else {
         return empty(area, st, title);
     };
     let x1 = if x1 > x0 { x1 } else { x0 + 1.0 };
+    // the muted kind (context) in grey, every other kind in its palette colour
+    let paint = |k: u8| if muted == Some(k) { st.muted() } else { color(k as usize) };
     // the legend lists the kinds that appear, in their order
     let used: Vec<usize> =
         (0..kinds.len()).filter(|&k| runs.iter().any(|r| r.3 as usize == k) || arrows.iter().any(|a| a.4 as usize == k)).collect();
-    let legend: Vec<(String, RGBColor)> = used.iter().map(|&k| (kinds[k].clone(), color(k))).collect();
+    let legend: Vec<(String, RGBColor)> = used.iter().map(|&k| (kinds[k].clone(), paint(k as u8))).collect();
     let plot = header(area, st, hover, title, &legend)?;
     // lane i (top first) is centred on y = n − i
     let n = lanes.len();
@@ -60,15 +72,38 @@ pub(super) fn timeline<DB: DrawingBackend>(
         right_room(&plot, st, x0..x1),
     )?;
     let h = if n > 64 { 0.5 } else { 0.42 };
-    let y = |r: &(u32, f64, f64, u8)| (n - r.0 as usize) as f64;
+    let y = |r: &Run| (n - r.0 as usize) as f64;
     chart
-        .draw_series(runs.iter().filter(ok).map(|r| Rectangle::new([(r.1, y(r) - h), (r.2, y(r) + h)], color(r.3 as usize).filled())))
+        .draw_series(runs.iter().filter(ok).map(|r| Rectangle::new([(r.1, y(r) - h), (r.2, y(r) + h)], paint(r.3).filled())))
         .map_err(e2s)?;
     let unit = unit_of(x_label);
-    for r in runs.iter().filter(ok) {
-        let what = kinds.get(r.3 as usize).map_or("", String::as_str);
+    let lane_ok = |l: u32| (l as usize) < n;
+    let y_of = |l: u32| (n - l as usize) as f64;
+    // arrow heads are small: their regions go first, so that the region limit never drops them
+    for (i, a) in arrows.iter().enumerate().filter(|(_, a)| lane_ok(a.0) && lane_ok(a.2) && a.1.is_finite() && a.3.is_finite()) {
+        let style = paint(a.4).stroke_width(st.upx(2.0).max(1));
+        let (from, to) = ((a.1, y_of(a.0)), (a.3, y_of(a.2)));
+        chart.draw_series(std::iter::once(PathElement::new(vec![from, to], style))).map_err(e2s)?;
+        let head = chart.backend_coord(&to);
+        chart.plotting_area().draw(&Circle::new(to, st.px(3.0), paint(a.4).filled())).map_err(e2s)?;
+        let what = kinds.get(a.4 as usize).map_or("", String::as_str);
+        let joins = arrow_labels.get(i).filter(|l| !l.is_empty()).map_or_else(|| what.to_string(), |l| format!("{what}: {l}"));
         let text = format!(
-            "{y_label} {}: {what}\n{} – {} ({})",
+            "{joins}\n{} at {} → {} at {} ({})",
+            lanes[a.0 as usize],
+            number(a.1),
+            lanes[a.2 as usize],
+            value_text("", a.3, unit),
+            value_text("", a.3 - a.1, unit)
+        );
+        let r = st.px(HEAD_HOVER);
+        hover.add_top((head.0 - r, head.1 - r), (head.0 + r, head.1 + r), text);
+    }
+    for (i, r) in runs.iter().enumerate().filter(|(_, r)| ok(r)) {
+        let what = kinds.get(r.3 as usize).map_or("", String::as_str);
+        let name = run_labels.get(i).filter(|l| !l.is_empty()).map_or_else(String::new, |l| format!("\n{l}"));
+        let text = format!(
+            "{y_label} {}: {what}{name}\n{} – {} ({})",
             lanes[r.0 as usize],
             number(r.1),
             value_text("", r.2, unit),
@@ -76,25 +111,50 @@ pub(super) fn timeline<DB: DrawingBackend>(
         );
         hover.add(chart.backend_coord(&(r.1, y(r) - h)), chart.backend_coord(&(r.2, y(r) + h)), text);
     }
-    let lane_ok = |l: u32| (l as usize) < n;
-    let y_of = |l: u32| (n - l as usize) as f64;
-    for a in arrows.iter().filter(|a| lane_ok(a.0) && lane_ok(a.2) && a.1.is_finite() && a.3.is_finite()) {
-        let style = color(a.4 as usize).stroke_width(st.upx(2.0).max(1));
-        let (from, to) = ((a.1, y_of(a.0)), (a.3, y_of(a.2)));
-        chart.draw_series(std::iter::once(PathElement::new(vec![from, to], style))).map_err(e2s)?;
-        let head = chart.backend_coord(&to);
-        let r = st.px(3.0);
-        chart.plotting_area().draw(&Circle::new(to, r, color(a.4 as usize).filled())).map_err(e2s)?;
-        let what = kinds.get(a.4 as usize).map_or("", String::as_str);
-        let text = format!(
-            "{what}: {} {} → {} {}\n{}",
-            lanes[a.0 as usize],
-            number(a.1),
-            lanes[a.2 as usize],
-            number(a.3),
-            value_text("", a.3 - a.1, unit)
-        );
-        hover.add((head.0 - r, head.1 - r), (head.0 + r, head.1 + r), text);
-    }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::draw::{draw_styled, Region};
+    use super::*;
+    use crate::table::Chart;
+
+    fn regions(chart: &Chart) -> (Vec<Region>, String) {
+        let mut svg = String::new();
+        let regions = {
+            let root = SVGBackend::with_string(&mut svg, (600, 300));
+            draw_styled(&root.into_drawing_area(), chart, &Style::LIGHT).expect("draws")
+        };
+        (regions, svg)
+    }
+
+    #[test]
+    fn labels_name_runs_and_arrow_ends_and_heads_are_on_top() {
+        let chart = Chart::Timeline {
+            title: "t".into(),
+            x_label: "time (µs)".into(),
+            y_label: "thread / stream".into(),
+            lanes: vec!["CPU 1 / 1".into(), "GPU 0 stream 7".into()],
+            kinds: vec!["off the path".into(), "CPU on the path".into(), "launch delay".into()],
+            runs: vec![(0, 0.0, 100.0, 0), (0, 10.0, 40.0, 1), (1, 60.0, 90.0, 1)],
+            arrows: vec![(0, 10.0, 1, 60.0, 2)],
+            muted: Some(0),
+            run_labels: vec![String::new(), "cudaLaunchKernel (#3)".into(), "gemm (#4)".into()],
+            arrow_labels: vec!["start of cudaLaunchKernel (#3) → start of gemm (#4)".into()],
+        };
+        let (r, svg) = regions(&chart);
+        let texts: Vec<&str> = r.iter().map(|x| x.text.as_str()).collect();
+        let head = r.iter().position(|x| x.top).expect("the arrow head has a region on top");
+        assert_eq!(
+            texts[head],
+            "launch delay: start of cudaLaunchKernel (#3) → start of gemm (#4)\nCPU 1 / 1 at 10 → GPU 0 stream 7 at 60 µs (50 µs)"
+        );
+        assert!(texts.contains(&"thread / stream CPU 1 / 1: CPU on the path\ncudaLaunchKernel (#3)\n10 – 40 µs (30 µs)"), "{texts:?}");
+        assert!(texts.contains(&"thread / stream CPU 1 / 1: off the path\n0 – 100 µs (100 µs)"), "{texts:?}");
+        assert_eq!(r.iter().filter(|x| x.top).count(), 1);
+        // the muted kind is grey, the others their palette colour (kind 1: orange)
+        assert!(svg.contains("#C4C4C4") && svg.contains("#F28E2B"), "{svg}");
+        assert!(!svg.contains("#4E79A7"), "kind 0 is muted, not blue");
+    }
 }

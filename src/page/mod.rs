@@ -196,8 +196,10 @@ impl Workspace {
             }
         };
         let report = &run.report;
-        let files = crate::export::trace_files(&self.trace, report)
+        // what `--out DIR` writes besides the tables: the produced traces, then the other files
+        let mut files = crate::export::trace_files(&self.trace, report)
             .map_err(|e| AnalysisError(format!("could not write the produced trace: {e}")))?;
+        files.extend(report.files.iter().cloned());
         let json = serde_json::to_string(&PageReport {
             analysis: run.analysis,
             hta,
@@ -375,6 +377,17 @@ mod tests {
         let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "", "1", false).unwrap()).unwrap();
         assert_eq!(v["ranks"], serde_json::json!([1]));
         assert_eq!(v["tables"][0]["rows"], 1);
+    }
+
+    #[test]
+    fn produced_files_are_the_traces_then_the_other_files() {
+        let mut w = Workspace::new(trace());
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("critical_path", "{}", "1", false).unwrap()).unwrap();
+        let names: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names[0].starts_with("overlaid_critical_path_r1.json") && names[1] == "critical_path_info.json", "{names:?}");
+        let info: serde_json::Value = serde_json::from_slice(w.file("critical_path", "critical_path_info.json").unwrap()).unwrap();
+        assert_eq!(info["rank"], 1);
     }
 
     #[test]

@@ -155,6 +155,7 @@ pub enum Chart {
     },
     /// Lanes (ranks, top to bottom) over time, each coloured in runs by what it was in: runs
     /// `(lane, start, end, kind)` with `kind` indexing `kinds` (the legend, one colour each).
+    /// Hovering a run or an arrow's head shows what it is (with its label, when given).
     Timeline {
         /// Title.
         title: String,
@@ -170,6 +171,16 @@ pub enum Chart {
         runs: Vec<(u32, f64, f64, u8)>,
         /// Arrows drawn over the runs: `(from lane, from time, to lane, to time, kind)`.
         arrows: Vec<(u32, f64, u32, f64, u8)>,
+        /// A kind drawn in a quiet grey instead of its colour: context, not data (the events
+        /// off a critical path).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        muted: Option<u8>,
+        /// What each run is (an event's name; empty: nothing to add), in its hover text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        run_labels: Vec<String>,
+        /// What each arrow joins (`from event → to event`), in its hover text.
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        arrow_labels: Vec<String>,
     },
 }
 

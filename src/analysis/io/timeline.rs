@@ -119,6 +119,9 @@ impl Grid {
             kinds: KIND_NAMES.iter().map(|s| s.to_string()).collect(),
             runs,
             arrows: Vec::new(),
+            muted: None,
+            run_labels: Vec::new(),
+            arrow_labels: Vec::new(),
         }
     }
 }
