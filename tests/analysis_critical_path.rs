@@ -42,7 +42,8 @@ fn path(r: &Report) -> Vec<String> {
 
 /// `bound_by` → µs of the path.
 fn summary(r: &Report) -> Vec<(String, f64)> {
-    let (Values::Str(k), Values::Float(d)) = (column(r, "critical_path_summary", "bound_by"), column(r, "critical_path_summary", "duration"))
+    let (Values::Str(k), Values::Float(d)) =
+        (column(r, "critical_path_summary", "bound_by"), column(r, "critical_path_summary", "duration"))
     else {
         panic!("column types")
     };
@@ -121,7 +122,10 @@ fn sync_bound() {
         assert!(p.contains(&"sync_dependency::0".to_string()) && p.contains(&"operator:K1:54".to_string()), "{p:?}");
     }
     let r = report("sync_bound.json", false);
-    assert_eq!(path(&r), s(&["operator:A:2", "kernel_launch_delay::4", "operator:K1:54", "sync_dependency::0", "dependency::0", "operator:B:5"]));
+    assert_eq!(
+        path(&r),
+        s(&["operator:A:2", "kernel_launch_delay::4", "operator:K1:54", "sync_dependency::0", "dependency::0", "operator:B:5"])
+    );
 }
 
 /// cudaEventRecord after L1 (stream 7), cudaStreamWaitEvent before L2 (stream 9): K2 waits for
@@ -209,9 +213,9 @@ fn overlay_marks_the_path() {
         let flows: Vec<&str> = events.iter().filter_map(|e| e["ph"].as_str().filter(|p| *p == "s" || *p == "f")).collect();
         assert_eq!(flows, ["s", "f"], "one dependency arrow A → B");
         assert_eq!(events.iter().any(|e| e["name"] == "K"), has_k);
-        assert_eq!(events.iter().any(|e| e["name"] == "ProfilerStep#1"), true, "annotations stay");
+        assert!(events.iter().any(|e| e["name"] == "ProfilerStep#1"), "annotations stay");
     }
-    assert_eq!(run(&trace, false, &[]).expect("runs").traces[0].name, "overlaid_critical_path_cpu_bound.json");
+    assert_eq!(run(&trace, false, &[]).expect("runs").traces[0].name, "overlaid_critical_path_cpu_bound.json.gz");
 }
 
 #[test]

@@ -633,7 +633,8 @@ fn critical_path_overlay_and_analyze_options() {
     assert!(v["traceEvents"].as_array().unwrap().iter().any(|e| e["args"]["critical"] == 1));
     assert_eq!(&util::bytes(&gz)[..2], &[0x1f, 0x8b], "gzip");
     let out = dir.join("an");
-    let o = run(&["analyze", trace.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-charts", "--option", "critical_path.annotation="]);
+    let o =
+        run(&["analyze", trace.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-charts", "--option", "critical_path.annotation="]);
     assert!(o.status.success(), "{}", stderr(&o));
     let info = std::fs::read_to_string(out.join("critical_path_info.json")).unwrap();
     assert!(info.contains("\"annotation\": \"\"") && info.contains("\"instance_id\": null"), "{info}");

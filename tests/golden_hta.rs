@@ -167,7 +167,8 @@ mod critical_path {
         let explained = |r: &Vec<String>| {
             let kind = r[6].as_str();
             let launch_or_gap = kind == "critical_path_kernel_launch_delay" || kind == "critical_path_kernel_kernel_delay";
-            let at_tie = |idx: &str| idx.parse::<f64>().ok().and_then(|i| stream_ts_of_index.get(&(i as i64))).is_some_and(|k| tied.contains(k));
+            let at_tie =
+                |idx: &str| idx.parse::<f64>().ok().and_then(|i| stream_ts_of_index.get(&(i as i64))).is_some_and(|k| tied.contains(k));
             launch_or_gap && r[7] != "0" && (at_tie(&r[3]) || at_tie(&r[0]))
         };
         let unexplained: Vec<String> = lost.iter().chain(&extra).filter(|r| !explained(r)).map(|r| r.join(",")).take(3).collect();
@@ -279,7 +280,8 @@ fn check_set(dir: &Path, problems: &mut BTreeMap<(String, String), String>) -> u
     // a table HTA did not produce (its API failed or returned None) for an implemented API; the
     // oracle ran the critical path's overlay only where `_status.csv` lists the call
     let partial_cp = !critical_path::oracle_ran(dir);
-    for name in ours.keys().filter(|k| implemented(k) && !tie_order::oracle_may_lack(k) && !(partial_cp && k.starts_with("critical_path_"))) {
+    for name in ours.keys().filter(|k| implemented(k) && !tie_order::oracle_may_lack(k) && !(partial_cp && k.starts_with("critical_path_")))
+    {
         if !files.iter().any(|f| f.trim_end_matches(".gz") == name) {
             problems.insert((set.clone(), name.clone()), "produced, but the oracle has no such file".into());
         }

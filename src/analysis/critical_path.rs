@@ -158,7 +158,12 @@ impl CriticalPath {
     pub fn events(&self) -> Vec<u32> {
         let mut seen = rustc_hash::FxHashSet::default();
         let mut out = Vec::new();
-        let nodes = self.path.first().map(|&e| self.graph.edges[e as usize].src).into_iter().chain(self.path.iter().map(|&e| self.graph.edges[e as usize].dst));
+        let nodes = self
+            .path
+            .first()
+            .map(|&e| self.graph.edges[e as usize].src)
+            .into_iter()
+            .chain(self.path.iter().map(|&e| self.graph.edges[e as usize].dst));
         for n in nodes {
             let row = self.graph.nodes[n as usize].row;
             if seen.insert(row) {
@@ -173,7 +178,8 @@ impl CriticalPath {
 /// `cpu_op`, `cuda_runtime`, `cuda_driver`, and GPU rows with `index_correlation >= 0`).
 fn has_nodes(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
     if hta {
-        return matches!(r.strings.get(f.cat[i]), "cpu_op" | "cuda_runtime" | "cuda_driver") || f.stream[i] != -1 && f.index_correlation[i] >= 0;
+        return matches!(r.strings.get(f.cat[i]), "cpu_op" | "cuda_runtime" | "cuda_driver")
+            || f.stream[i] != -1 && f.index_correlation[i] >= 0;
     }
     let kind = r.events.kind[f.row[i] as usize];
     if f.stream[i] == -1 {
@@ -185,7 +191,13 @@ fn has_nodes(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
 
 /// The critical path of rank position `pos` (module docs). `Err` for an unknown annotation or
 /// instance, a window over `max_events`, and where HTA 0.5.0 fails (with `hta`).
-pub fn critical_path(ctx: &Context<'_>, pos: usize, annotation: &str, inst: Instances, max_events: usize) -> Result<CriticalPath, AnalysisError> {
+pub fn critical_path(
+    ctx: &Context<'_>,
+    pos: usize,
+    annotation: &str,
+    inst: Instances,
+    max_events: usize,
+) -> Result<CriticalPath, AnalysisError> {
     let hta = ctx.hta;
     let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
     let annotation = if annotation == "auto" {
@@ -216,7 +228,8 @@ pub fn critical_path(ctx: &Context<'_>, pos: usize, annotation: &str, inst: Inst
     let mut g = Graph::new(f, &node_rows, if hta { -1000 } else { -1 });
     let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name[i]), hta);
     graph::add_cpu_edges(&mut g, f, r, &rows, &blocking);
-    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta).map_err(|e| AnalysisError(format!("rank {}: {e} (HTA 0.5.0 fails here; run without --hta)", f.rank)))?;
+    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta)
+        .map_err(|e| AnalysisError(format!("rank {}: {e} (HTA 0.5.0 fails here; run without --hta)", f.rank)))?;
     if hta {
         let same_stream = g.edges.iter().find(|e| {
             let stream = |n: u32| f.stream[g.nodes[n as usize].row as usize];
@@ -246,7 +259,10 @@ pub fn critical_path(ctx: &Context<'_>, pos: usize, annotation: &str, inst: Inst
         }
     };
     if hta && path.is_empty() {
-        return fail(format!("rank {}: AssertionError: the critical path has fewer than 2 nodes (HTA 0.5.0 fails here; run without --hta)", f.rank));
+        return fail(format!(
+            "rank {}: AssertionError: the critical path has fewer than 2 nodes (HTA 0.5.0 fails here; run without --hta)",
+            f.rank
+        ));
     }
     Ok(CriticalPath { rank: f.rank, pos, annotation: annotation.to_string(), instances: inst, window: w, rows, graph: g, path, gpu, hta })
 }
@@ -324,9 +340,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         s => {
             let want: i64 = s.trim().parse().or_else(|_| fail(format!("option 'rank': expected a rank number, found '{s}'")))?;
             let have: Vec<String> = ctx.selected.iter().map(|&p| ctx.trace.ranks[p].rank.to_string()).collect();
-            *ctx.selected.iter().find(|&&p| i64::from(ctx.trace.ranks[p].rank) == want).ok_or_else(|| {
-                AnalysisError(format!("option 'rank': rank {want} is not in the trace (ranks: {})", have.join(", ")))
-            })?
+            *ctx.selected
+                .iter()
+                .find(|&&p| i64::from(ctx.trace.ranks[p].rank) == want)
+                .ok_or_else(|| AnalysisError(format!("option 'rank': rank {want} is not in the trace (ranks: {})", have.join(", "))))?
         }
     };
     let inst = Instances::parse(params.str("instance"))?;
@@ -366,7 +383,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         ));
     }
     if cp.gpu.same_stream_waits > 0 {
-        report.notes.push(format!("{} wait(s) between operations of one stream left out (stream order implies them; HTA rejects the graph)", cp.gpu.same_stream_waits));
+        report.notes.push(format!(
+            "{} wait(s) between operations of one stream left out (stream order implies them; HTA rejects the graph)",
+            cp.gpu.same_stream_waits
+        ));
     }
     let (untraced, window) = (cp.untraced(), cp.window.end.saturating_sub(cp.window.start));
     if untraced > 0 && window < i64::MAX && untraced * 10 > window {
@@ -498,7 +518,11 @@ fn edges_table(cp: &CriticalPath, f: &HtaFrame) -> Table {
         .with("dst_ts", Unit::Us, us_col(e.iter().map(|x| node(x.dst).ts)))
         .with("type", Unit::None, Values::Str(e.iter().map(|x| x.kind.hta_name().to_string()).collect()))
         .with("weight", Unit::Us, us_col(e.iter().map(|x| x.graph_weight)))
-        .with("attributed_event", Unit::None, Values::Float(e.iter().map(|x| x.event.map_or(f64::NAN, |i| f64::from(f.index[i as usize]))).collect()))
+        .with(
+            "attributed_event",
+            Unit::None,
+            Values::Float(e.iter().map(|x| x.event.map_or(f64::NAN, |i| f64::from(f.index[i as usize]))).collect()),
+        )
         .with("on_critical_path", Unit::None, Values::Str((0..e.len() as u32).map(|i| b(on_path.contains(&i))).collect()));
     t.sort_canonical(&["src_ts"]);
     t
@@ -601,17 +625,16 @@ fn overlay(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow], only_
     }
     let file = r.files.first().map(String::as_str).unwrap_or_default();
     let base = crate::model::base_name(file);
-    let name = if base.is_empty() { format!("overlaid_critical_path_rank{}.json.gz", r.rank) } else { format!("overlaid_critical_path_{base}") };
+    // HTA's name (`overlaid_critical_path_<trace file>`), gzip as HTA writes it, so `.gz` is
+    // added when the input's name lacks it
+    let name = match base {
+        "" => format!("overlaid_critical_path_rank{}.json.gz", r.rank),
+        b if b.ends_with(".gz") => format!("overlaid_critical_path_{b}"),
+        b => format!("overlaid_critical_path_{b}.gz"),
+    };
     let n = flow_events.len();
     Overlay {
-        trace: TraceOut {
-            name,
-            rank: cp.pos,
-            args: marks,
-            flows: flow_events,
-            only_marked: only_critical,
-            ..Default::default()
-        },
+        trace: TraceOut { name, rank: cp.pos, args: marks, flows: flow_events, only_marked: only_critical, ..Default::default() },
         critical_indexes,
         raw_events: r.counts.events + r.counts.empty_placeholders,
         flow_events: n,
@@ -665,9 +688,11 @@ fn info_json(cp: &CriticalPath, o: &Overlay) -> String {
 /// `critical_path_info`: the same as a two-column table.
 fn info_table(cp: &CriticalPath, o: &Overlay) -> Table {
     let fields = info_fields(cp, o);
-    Table::new("critical_path_info")
-        .with("key", Unit::None, Values::Str(fields.iter().map(|f| f.0.to_string()).collect()))
-        .with("value", Unit::None, Values::Str(fields.iter().map(|f| f.1.as_str().map_or_else(|| f.1.to_string(), str::to_string)).collect()))
+    Table::new("critical_path_info").with("key", Unit::None, Values::Str(fields.iter().map(|f| f.0.to_string()).collect())).with(
+        "value",
+        Unit::None,
+        Values::Str(fields.iter().map(|f| f.1.as_str().map_or_else(|| f.1.to_string(), str::to_string)).collect()),
+    )
 }
 
 /// Time on the path by what bounded it (the summary's categories), as bars, and the time between
@@ -686,12 +711,15 @@ fn bound_chart(cp: &CriticalPath, rows: &[PathRow]) -> Chart {
             sums[p] += x.weight;
         }
     }
+    let values: Vec<i64> = sums.iter().copied().chain([cp.untraced()]).collect();
+    // ms once a bar passes a second
+    let (unit, scale) = if values.iter().any(|&v| v >= 1_000_000_000) { ("ms", 1e6) } else { ("µs", 1e3) };
     Chart::Bars {
         title: "time on the critical path by what bounded it".into(),
         x_label: String::new(),
-        y_label: "time (µs)".into(),
+        y_label: format!("time ({unit})"),
         categories: ORDER.iter().map(|o| o.1.to_string()).chain(["untraced gaps".to_string()]).collect(),
-        values: sums.iter().map(|&v| us(v)).chain([us(cp.untraced())]).collect(),
+        values: values.iter().map(|&v| v as f64 / scale).collect(),
         errors: None,
     }
 }
@@ -751,7 +779,8 @@ fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
             }
         })
         .collect();
-    let (t0, t1) = (cp.window.start, event_rows.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(cp.window.start).min(cp.window.end));
+    let (t0, t1) =
+        (cp.window.start, event_rows.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(cp.window.start).min(cp.window.end));
     let cell = ((t1 - t0).max(1) as f64 / RUN_CELLS).max(1.0);
     // times in µs, or in ms for a window of a second or more (an axis of 8-digit µs reads badly)
     let (per_unit, unit) = if t1 - t0 >= 1_000_000_000 { (1e6, "ms") } else { (1e3, "µs") };

@@ -41,7 +41,8 @@ fn parse_options(given: &[String]) -> Result<Vec<(&'static str, &'static str, St
         .map(|o| {
             let (key, value) = o.split_once('=').with_context(|| format!("--option {o}: expected ANALYSIS.NAME=VALUE"))?;
             let (analysis, name) = key.split_once('.').with_context(|| format!("--option {o}: expected ANALYSIS.NAME=VALUE"))?;
-            let a = kinetoscope::analysis::registry::find(analysis).with_context(|| format!("--option {o}: no analysis called {analysis}"))?;
+            let a =
+                kinetoscope::analysis::registry::find(analysis).with_context(|| format!("--option {o}: no analysis called {analysis}"))?;
             let opt = a.options.iter().find(|x| x.name == name.replace('-', "_")).with_context(|| {
                 let names: Vec<&str> = a.options.iter().map(|x| x.name).collect();
                 format!("--option {o}: {} has no option {name} (options: {})", a.name, names.join(", "))

@@ -76,7 +76,8 @@ pub fn is_blocking(name: &str, hta: bool) -> bool {
     if hta {
         return false;
     }
-    sync_kind(name).is_some() || (name.starts_with("hip") || name.starts_with("cu")) && name.contains("Memcpy") && !name.contains("Async")
+    sync_kind(name).is_some()
+        || (name.starts_with("hip") || name.starts_with("cu")) && name.contains("Memcpy") && !name.contains("Async")
         || matches!(name, "hipMemcpyAsync" | "hipMemcpyWithStream")
 }
 
@@ -112,11 +113,18 @@ impl ByIndex {
 /// raises (only with `hta`).
 pub fn add_gpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], hta: bool) -> Result<GpuStats, GpuError> {
     let name = |i: usize| r.strings.get(f.name[i]);
-    let is_sync_row = |i: usize| if hta { r.strings.get(f.cat[i]) == "cuda_sync" } else { r.events.kind[f.row[i] as usize] == Kind::CudaSync };
+    let is_sync_row =
+        |i: usize| if hta { r.strings.get(f.cat[i]) == "cuda_sync" } else { r.events.kind[f.row[i] as usize] == Kind::CudaSync };
     let by_index = ByIndex::new(f);
     let launcher = if hta { Vec::new() } else { super::super::launches::launcher_rows(f, r) };
     // the launching call of a GPU row (HTA: the row `index_correlation` names)
-    let launch_of = |i: usize| -> Option<usize> { if hta { by_index.get(f.index_correlation[i]) } else { launcher[i] } };
+    let launch_of = |i: usize| -> Option<usize> {
+        if hta {
+            by_index.get(f.index_correlation[i])
+        } else {
+            launcher[i]
+        }
+    };
     // nodes by index (the last row of an index, as HTA's event → node map)
     let mut node_by_index: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
     for &i in rows {
@@ -212,18 +220,13 @@ pub fn add_gpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize],
         }
         let last = last_node.get(&stream).copied();
         let ts = |n: u32| g.nodes[n as usize].ts;
-        let launch = if hta {
-            by_index.get(f.index_correlation[i]).map(|l| (l, f.ts_ns[l]))
-        } else {
-            launcher[i].map(|l| (l, f.ts_ns[l]))
-        };
+        let launch = if hta { by_index.get(f.index_correlation[i]).map(|l| (l, f.ts_ns[l])) } else { launcher[i].map(|l| (l, f.ts_ns[l])) };
         let queue_ok = !hta || {
             let q = |idx: i64| queue.get(&idx).copied();
             q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index[i])) == Some(0)
         };
-        let waited_for_launch = launch.is_some_and(|(_, lts)| {
-            queue_ok && last.is_none_or(|n| ts(n) < lts) && sync_end.is_none_or(|n| ts(n) < lts)
-        });
+        let waited_for_launch =
+            launch.is_some_and(|(_, lts)| queue_ok && last.is_none_or(|n| ts(n) < lts) && sync_end.is_none_or(|n| ts(n) < lts));
         if waited_for_launch {
             match nodes_of_launch(g, i) {
                 Some((launch_start, _)) => {
@@ -325,7 +328,9 @@ impl EventMatches {
         let mut launches: Vec<(usize, usize)> = if hta {
             (0..n)
                 .filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&name(i)))
-                .filter_map(|l| by_index.get(f.index_correlation[l]).filter(|&k| f.stream[k] != -1 && f.index_correlation[k] > 0).map(|k| (l, k)))
+                .filter_map(|l| {
+                    by_index.get(f.index_correlation[l]).filter(|&k| f.stream[k] != -1 && f.index_correlation[k] > 0).map(|k| (l, k))
+                })
                 .collect()
         } else {
             (0..n)
@@ -373,7 +378,11 @@ impl EventMatches {
             }
         }
         for i in (0..n).filter(|&i| is_stream_wait(name(i), hta)) {
-            let w = if hta { (f.index_correlation[i] > 0).then(|| by_index.get(f.index_correlation[i])).flatten() } else { wait_row.get(&i).copied() };
+            let w = if hta {
+                (f.index_correlation[i] > 0).then(|| by_index.get(f.index_correlation[i])).flatten()
+            } else {
+                wait_row.get(&i).copied()
+            };
             let Some(w) = w.filter(|&w| f.stream[w] != -1) else { continue };
             let Some(ids) = per_thread.get(&(f.pid[i], f.tid[i], f.stream[w])) else { continue };
             // the first launch after the wait call (one at the same time sorts before it)

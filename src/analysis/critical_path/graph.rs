@@ -134,8 +134,11 @@ impl Graph {
     /// weight and kind. Returns the edge's position.
     pub fn add(&mut self, src: u32, dst: u32, kind: EdgeKind, zero: bool) -> usize {
         debug_assert_ne!(src, dst);
-        let weight =
-            if zero || matches!(kind, EdgeKind::Dependency | EdgeKind::Sync) { 0 } else { self.nodes[dst as usize].ts - self.nodes[src as usize].ts };
+        let weight = if zero || matches!(kind, EdgeKind::Dependency | EdgeKind::Sync) {
+            0
+        } else {
+            self.nodes[dst as usize].ts - self.nodes[src as usize].ts
+        };
         let graph_weight = if weight <= self.clamp_at { 0 } else { weight };
         for n in [src, dst] {
             if !self.in_graph[n as usize] {
@@ -228,7 +231,8 @@ impl StackTree {
             points.push((ts + dur, 0, dur, -idx, p as u32));
         }
         points.sort_unstable();
-        let mut t = StackTree { rows: rows.to_vec(), parent: vec![NONE; rows.len()], children: vec![Vec::new(); rows.len()], roots: Vec::new() };
+        let mut t =
+            StackTree { rows: rows.to_vec(), parent: vec![NONE; rows.len()], children: vec![Vec::new(); rows.len()], roots: Vec::new() };
         let mut stack: Vec<u32> = Vec::new();
         for &(_, kind, _, _, p) in &points {
             if kind == 1 {
@@ -258,7 +262,12 @@ fn walk(g: &mut Graph, t: &StackTree, blocking: &dyn Fn(usize) -> bool) {
         let q = t.parent[p as usize];
         (q != NONE).then(|| t.rows[q as usize] as u32)
     };
-    let enter = |g: &mut Graph, p: u32, last_node: &mut Option<u32>, last_top: &mut Option<u32>, depth: &mut usize, last_parent: &mut Option<u32>| {
+    let enter = |g: &mut Graph,
+                 p: u32,
+                 last_node: &mut Option<u32>,
+                 last_top: &mut Option<u32>,
+                 depth: &mut usize,
+                 last_parent: &mut Option<u32>| {
         let Some((start, _)) = g.nodes_of(t.rows[p as usize]) else { return };
         if *depth == 0 {
             if let Some(prev) = *last_top {
@@ -273,7 +282,12 @@ fn walk(g: &mut Graph, t: &StackTree, blocking: &dyn Fn(usize) -> bool) {
         *last_node = Some(start);
         *last_parent = parent_row(p);
     };
-    let exit = |g: &mut Graph, p: u32, last_node: &mut Option<u32>, last_top: &mut Option<u32>, depth: &mut usize, last_parent: &mut Option<u32>| {
+    let exit = |g: &mut Graph,
+                p: u32,
+                last_node: &mut Option<u32>,
+                last_top: &mut Option<u32>,
+                depth: &mut usize,
+                last_parent: &mut Option<u32>| {
         let row = t.rows[p as usize];
         let Some((_, end)) = g.nodes_of(row) else { return };
         *depth -= 1;

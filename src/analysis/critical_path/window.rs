@@ -32,7 +32,9 @@ impl Instances {
     pub fn parse(s: &str) -> Result<Instances, AnalysisError> {
         let s = s.trim();
         let num = |t: &str| {
-            t.trim().parse::<usize>().or_else(|_| fail(format!("option 'instance': expected an instance number such as 1 or a range such as 0-3, found '{s}'")))
+            t.trim()
+                .parse::<usize>()
+                .or_else(|_| fail(format!("option 'instance': expected an instance number such as 1 or a range such as 0-3, found '{s}'")))
         };
         let (first, last) = match s.split_once(['-', ':']) {
             Some((a, b)) => (num(a)?, num(b)?),
@@ -130,10 +132,9 @@ pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &[Op
     let mut keep: Vec<usize> = (0..f.len()).filter(|&i| inside(i)).collect();
     if hta {
         let launched: FxHashSet<i64> = keep.iter().map(|&i| f.index_correlation[i]).collect();
-        keep.extend(
-            (0..f.len())
-                .filter(|&i| f.stream[i] != -1 && (launched.contains(&i64::from(f.index[i])) || r.strings.get(f.name[i]) == "Stream Wait Event")),
-        );
+        keep.extend((0..f.len()).filter(|&i| {
+            f.stream[i] != -1 && (launched.contains(&i64::from(f.index[i])) || r.strings.get(f.name[i]) == "Stream Wait Event")
+        }));
     } else {
         keep.extend((0..f.len()).filter(|&i| f.stream[i] != -1 && launcher[i].is_some_and(inside)));
     }
