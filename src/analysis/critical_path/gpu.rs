@@ -25,9 +25,9 @@
 //! also rejects a kernel whose successor was launched before it started, leaving the kernel
 //! unconnected to its launch. HIP's event calls are recognised, a wait between operations of one
 //! stream (implied by stream order) is left out instead of invalidating the graph, and on a rank
-//! without `cuda_sync` events (HIP, or CUDA traced without them) every blocking call (device,
-//! stream and event synchronisation, synchronous copies) waits for the GPU work that finished
-//! while it ran: a sync edge from the last operation of each stream ending inside a device
+//! without `cuda_sync` events (HIP, or CUDA traced without them) every blocking call but the
+//! asynchronous copies (device, stream and event synchronisation, synchronous copies) waits for
+//! the GPU work that finished while it ran: a sync edge from the last operation of each stream ending inside a device
 //! synchronisation, or from the last operation ending inside any other blocking call.
 
 use rustc_hash::FxHashMap;
@@ -284,7 +284,9 @@ fn infer_syncs(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], ops: 
     let mut added = 0;
     for &i in rows {
         let name = r.strings.get(f.name[i]);
-        if f.stream[i] != -1 || !is_blocking(name, false) {
+        // an asynchronous copy's call (blocking for the span's weight, as HTA counts it) is not
+        // taken to wait for other work
+        if f.stream[i] != -1 || !is_blocking(name, false) || name.contains("Async") {
             continue;
         }
         let Some((_, end)) = g.nodes_of(i) else { continue };
