@@ -6,7 +6,8 @@
 //! [`gpu`]) has a node at the start and at the end of every operator, runtime call and GPU
 //! operation in it, and edges for nesting and order on each CPU thread, the span of each GPU
 //! operation, launch delays, gaps between operations of a stream and synchronisations; its
-//! longest path ([`longest`]) is the critical path. Tables (HTA mode: the oracle's files):
+//! longest path ([`longest`]) is the critical path; [`charts`] draws it. Tables (HTA mode: the
+//! oracle's files):
 //! * `critical_path_breakdown`: one row per path edge: the event its time belongs to
 //!   (`event_idx`, `s_name`, `cat`, `pid`, `tid`, `stream`, `index`), `duration` µs, `type` and
 //!   `bound_by` (`cpu_bound`, `gpu_compute_bound`, `gpu_communication_bound` for `^nccl.*Kernel`,
@@ -35,6 +36,7 @@
 //! path was measured with (HTA reports a clamped negative weight unclamped, so its rows do not
 //! sum to the path).
 
+mod charts;
 pub mod gpu;
 pub mod graph;
 pub mod longest;
@@ -47,7 +49,8 @@ use super::hta_frame::{ns_to_us_f64, HtaFrame};
 use super::names::shorten_name;
 use super::units::us;
 use crate::model::{IntArg, Kind, RankTrace};
-use crate::table::{Chart, FlowEvent, Marks, Report, ReportFile, Table, TraceOut, Unit, Values};
+use crate::table::{FlowEvent, Marks, Report, ReportFile, Table, TraceOut, Unit, Values};
+use charts::{bound_chart, timeline_chart};
 use graph::{EdgeKind, Graph};
 use window::{Instances, Window};
 
@@ -92,12 +95,6 @@ pub const ANALYSIS: Analysis = Analysis {
 
 /// Bytes of graph per event in the window (nodes, edges, maps), for the size limit's message.
 const BYTES_PER_EVENT: u64 = 200;
-
-/// Lanes drawn at most in the timeline.
-const MAX_LANES: usize = 48;
-
-/// Off-path runs per lane at most in the timeline (shorter ones merge).
-const RUN_CELLS: f64 = 1500.0;
 
 /// The critical path of one rank's window.
 #[derive(Debug, Clone)]
@@ -221,14 +218,16 @@ pub fn critical_path(
             rows.len() as u64 * BYTES_PER_EVENT / 1_000_000
         ));
     }
+    // HTA's queue-length series of the whole rank (its launch test; `None` in HTA when empty)
+    let queue = if hta { super::queue::queue_points(f, r, true).unwrap_or_default() } else { Vec::new() };
     if hta {
-        hta_preconditions(f, r, &rows)?;
+        hta_preconditions(f, &rows, &queue)?;
     }
     let node_rows: Vec<usize> = rows.iter().copied().filter(|&i| has_nodes(f, r, i, hta)).collect();
     let mut g = Graph::new(f, &node_rows, if hta { -1000 } else { -1 });
     let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name[i]), hta);
     graph::add_cpu_edges(&mut g, f, r, &rows, &blocking);
-    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta)
+    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta, &launcher, &queue)
         .map_err(|e| AnalysisError(format!("rank {}: {e} (HTA 0.5.0 fails here; run without --hta)", f.rank)))?;
     if hta {
         let same_stream = g.edges.iter().find(|e| {
@@ -269,8 +268,8 @@ pub fn critical_path(
 
 /// Where HTA 0.5.0 fails before building anything: no launches in the rank (its queue-length
 /// series is `None`), and a GPU row repeated by its step filter (SPEC §5.9) in the window.
-fn hta_preconditions(f: &HtaFrame, r: &RankTrace, rows: &[usize]) -> Result<(), AnalysisError> {
-    if super::queue::queue_points(f, r, true).map(|p| p.is_empty()).unwrap_or(true) {
+fn hta_preconditions(f: &HtaFrame, rows: &[usize], queue: &[super::queue::QueuePoint]) -> Result<(), AnalysisError> {
+    if queue.is_empty() {
         return fail(format!(
             "rank {}: TypeError: 'NoneType' object is not subscriptable: no kernel launches HTA knows in the rank (HTA 0.5.0 fails here; run without --hta for the CPU path)",
             f.rank
@@ -327,11 +326,6 @@ fn fmt_us(ns: i64) -> String {
     } else {
         format!("{}", (ns as f64 / 1000.0).round() as i64)
     }
-}
-
-/// `pid`/`tid` text of a frame row.
-fn id_text(r: &RankTrace, id: u32) -> String {
-    r.id_text(id)
 }
 
 fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
@@ -417,8 +411,8 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
         kind.push(edge.kind.hta_name().to_string());
         bound.push(row.bound_by.to_string());
         s_cat.push(ev.map(|i| r.strings.get(f.cat[i]).to_string()).unwrap_or_default());
-        pid.push(ev.map(|i| id_text(r, f.pid[i])).unwrap_or_default());
-        tid.push(ev.map(|i| id_text(r, f.tid[i])).unwrap_or_default());
+        pid.push(ev.map(|i| r.id_text(f.pid[i])).unwrap_or_default());
+        tid.push(ev.map(|i| r.id_text(f.tid[i])).unwrap_or_default());
         stream.push(ev.map_or(f64::NAN, |i| f.stream[i] as f64));
         s_name.push(row.name.clone());
         start.push(g.nodes[edge.src as usize].ts);
@@ -568,7 +562,7 @@ fn flows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<Flow> {
 /// `critical_path_overlay_flows`.
 fn flows_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow]) -> Table {
     let ids = |sel: &dyn Fn(&Flow) -> usize, tid: bool| -> Values {
-        Values::Str(flows.iter().map(|x| id_text(r, if tid { f.tid[sel(x)] } else { f.pid[sel(x)] })).collect())
+        Values::Str(flows.iter().map(|x| r.id_text(if tid { f.tid[sel(x)] } else { f.pid[sel(x)] })).collect())
     };
     let mut t = Table::new("critical_path_overlay_flows")
         .with("cat", Unit::None, Values::Str(flows.iter().map(|x| cp.graph.edges[x.edge as usize].kind.hta_name().to_string()).collect()))
@@ -693,177 +687,6 @@ fn info_table(cp: &CriticalPath, o: &Overlay) -> Table {
         Unit::None,
         Values::Str(fields.iter().map(|f| f.1.as_str().map_or_else(|| f.1.to_string(), str::to_string)).collect()),
     )
-}
-
-/// Time on the path by what bounded it (the summary's categories), as bars, and the time between
-/// its events no edge weighs ([`CriticalPath::untraced`]).
-fn bound_chart(cp: &CriticalPath, rows: &[PathRow]) -> Chart {
-    const ORDER: [(&str, &str); 5] = [
-        ("cpu_bound", "CPU"),
-        ("gpu_kernel_launch_overhead", "launch delay"),
-        ("gpu_compute_bound", "GPU compute"),
-        ("gpu_communication_bound", "GPU communication"),
-        ("gpu_kernel_kernel_overhead", "kernel-kernel gap"),
-    ];
-    let mut sums = [0i64; 5];
-    for x in rows {
-        if let Some(p) = ORDER.iter().position(|o| o.0 == x.bound_by) {
-            sums[p] += x.weight;
-        }
-    }
-    let values: Vec<i64> = sums.iter().copied().chain([cp.untraced()]).collect();
-    // ms once a bar passes a second
-    let (unit, scale) = if values.iter().any(|&v| v >= 1_000_000_000) { ("ms", 1e6) } else { ("µs", 1e3) };
-    Chart::Bars {
-        title: "time on the critical path by what bounded it".into(),
-        x_label: String::new(),
-        y_label: format!("time ({unit})"),
-        categories: ORDER.iter().map(|o| o.1.to_string()).chain(["untraced gaps".to_string()]).collect(),
-        values: values.iter().map(|&v| v as f64 / scale).collect(),
-        errors: None,
-    }
-}
-
-/// Kinds of the timeline's runs and arrows (legend order).
-const RUN_KINDS: [&str; 9] = [
-    "off the path",
-    "CPU on the path",
-    "launch/runtime on the path",
-    "GPU compute on the path",
-    "GPU communication on the path",
-    "launch delay",
-    "kernel-kernel gap",
-    "sync",
-    "dependency",
-];
-
-/// The window as a timeline: one lane per CPU thread and GPU stream that has events of the
-/// graph, the path's events coloured by what they are, the others grey (merged when shorter than
-/// a cell), and the path's launch, gap, sync and dependency edges as arrows between lanes. A path
-/// event's run and an arrow's ends are labelled with their events as the breakdown names them
-/// (`s_name (#event_idx)`). Times in µs, in ms for a window of a second or more.
-fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Chart {
-    let g = &cp.graph;
-    let on_path: rustc_hash::FxHashSet<u32> = cp.events().into_iter().collect();
-    // lanes: (is GPU, pid, tid or stream) keys of the graph's events
-    type Id = (u8, i64, String);
-    type Lane = (bool, Id, Id);
-    let lane_key = |row: usize| -> Lane {
-        if f.stream[row] == -1 {
-            (false, graph::id_key(r, f.pid[row]), graph::id_key(r, f.tid[row]))
-        } else {
-            (true, graph::id_key(r, f.pid[row]), (0, f.stream[row], String::new()))
-        }
-    };
-    let event_rows: Vec<usize> = (0..g.nodes.len() / 2).map(|k| g.nodes[2 * k].row as usize).collect();
-    let mut time_on_lane: FxHashMap<Lane, (i64, bool)> = FxHashMap::default();
-    for &row in &event_rows {
-        let e = time_on_lane.entry(lane_key(row)).or_default();
-        e.0 += f.dur_ns[row];
-        e.1 |= on_path.contains(&(row as u32));
-    }
-    let mut keys: Vec<_> = time_on_lane.keys().cloned().collect();
-    // lanes on the path first kept, then the busiest; shown CPU lanes first, then GPU, by id
-    keys.sort_by(|a, b| time_on_lane[b].1.cmp(&time_on_lane[a].1).then(time_on_lane[b].0.cmp(&time_on_lane[a].0)));
-    keys.truncate(MAX_LANES);
-    keys.sort();
-    let lane_of: FxHashMap<_, u32> = keys.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
-    let lanes: Vec<String> = keys
-        .iter()
-        .map(|k| {
-            let id = |x: &Id| if x.0 == 0 { x.1.to_string() } else { x.2.clone() };
-            if k.0 {
-                format!("GPU {} stream {}", id(&k.1), k.2 .1)
-            } else {
-                format!("CPU {} / {}", id(&k.1), id(&k.2))
-            }
-        })
-        .collect();
-    let (t0, t1) =
-        (cp.window.start, event_rows.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(cp.window.start).min(cp.window.end));
-    let cell = ((t1 - t0).max(1) as f64 / RUN_CELLS).max(1.0);
-    // times in µs, or in ms for a window of a second or more (an axis of 8-digit µs reads badly)
-    let (per_unit, unit) = if t1 - t0 >= 1_000_000_000 { (1e6, "ms") } else { (1e3, "µs") };
-    let at = |ns: i64| ns as f64 / per_unit;
-    let mut runs: Vec<(u32, f64, f64, u8)> = Vec::new();
-    // off-path events merged per lane when closer than a cell
-    let mut off: Vec<(u32, i64, i64)> = event_rows
-        .iter()
-        .filter(|&&row| !on_path.contains(&(row as u32)))
-        .filter_map(|&row| lane_of.get(&lane_key(row)).map(|&l| (l, f.ts_ns[row], f.ts_ns[row] + f.dur_ns[row])))
-        .collect();
-    off.sort_unstable();
-    let mut cur: Option<(u32, i64, i64)> = None;
-    for (l, s, e) in off {
-        match &mut cur {
-            Some(c) if c.0 == l && (s as f64) <= c.2 as f64 + cell => c.2 = c.2.max(e),
-            _ => {
-                if let Some(c) = cur.take() {
-                    runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
-                }
-                cur = Some((l, s, e));
-            }
-        }
-    }
-    if let Some(c) = cur {
-        runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
-    }
-    // each path event's run and each arrow end names its event as the breakdown does: s_name (#event_idx)
-    let event_name = |row: usize| format!("{} (#{})", shorten_name(r.strings.get(f.name[row])), f.index[row]);
-    let mut run_labels = vec![String::new(); runs.len()];
-    for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
-        let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
-        let kind = r.events.kind[f.row[row] as usize];
-        let name = r.strings.get(f.name[row]);
-        let k = if f.stream[row] == -1 {
-            if matches!(kind, Kind::Runtime | Kind::Driver | Kind::MtiaRuntime) {
-                2
-            } else {
-                1
-            }
-        } else if bound_by(EdgeKind::Operator, Some(f.stream[row]), &shorten_name(name)) == "gpu_communication_bound" {
-            4
-        } else {
-            3
-        };
-        runs.push((l, at(f.ts_ns[row] - t0), at(f.ts_ns[row] + f.dur_ns[row] - t0), k));
-        run_labels.push(event_name(row));
-    }
-    let mut arrows = Vec::new();
-    let mut arrow_labels = Vec::new();
-    for &e in &cp.path {
-        let edge = &g.edges[e as usize];
-        let k = match edge.kind {
-            EdgeKind::LaunchDelay => 5,
-            EdgeKind::KernelKernelDelay => 6,
-            EdgeKind::Sync => 7,
-            EdgeKind::Dependency => 8,
-            EdgeKind::Operator => continue,
-        };
-        let (a, b) = (g.nodes[edge.src as usize], g.nodes[edge.dst as usize]);
-        if let (Some(&la), Some(&lb)) = (lane_of.get(&lane_key(a.row as usize)), lane_of.get(&lane_key(b.row as usize))) {
-            arrows.push((la, at(a.ts - t0), lb, at(b.ts - t0), k));
-            let end = |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(n.row as usize));
-            arrow_labels.push(format!("{} → {}", end(a), end(b)));
-        }
-    }
-    Chart::Timeline {
-        title: format!(
-            "critical path of rank {} ({}): {} {unit}",
-            cp.rank,
-            describe_window(&cp.annotation, cp.instances),
-            if unit == "ms" { format!("{:.0}", at(cp.length())) } else { fmt_us(cp.length()) }
-        ),
-        x_label: format!("time since window start ({unit})"),
-        y_label: "thread / stream".into(),
-        lanes,
-        kinds: RUN_KINDS.iter().map(|s| s.to_string()).collect(),
-        runs,
-        arrows,
-        muted: Some(0),
-        run_labels,
-        arrow_labels,
-    }
 }
 
 #[cfg(test)]

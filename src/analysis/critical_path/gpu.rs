@@ -33,7 +33,7 @@
 use rustc_hash::FxHashMap;
 
 use super::super::hta_frame::HtaFrame;
-use super::super::queue::{queue_points, HTA_LAUNCH_NAMES};
+use super::super::queue::{QueuePoint, HTA_LAUNCH_NAMES};
 use super::graph::{EdgeKind, Graph};
 use crate::model::{Kind, RankTrace};
 
@@ -109,14 +109,22 @@ impl ByIndex {
     }
 }
 
-/// Adds the GPU half to `g`. `rows`: the window's frame rows, in order. `Err` where HTA 0.5.0
-/// raises (only with `hta`).
-pub fn add_gpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], hta: bool) -> Result<GpuStats, GpuError> {
+/// Adds the GPU half to `g`. `rows`: the window's frame rows, in order; `launcher`: each row's
+/// launching call (default mode; empty with `hta`); `queue`: HTA's queue-length series of the
+/// whole rank (with `hta`; empty otherwise). `Err` where HTA 0.5.0 raises (only with `hta`).
+pub fn add_gpu_edges(
+    g: &mut Graph,
+    f: &HtaFrame,
+    r: &RankTrace,
+    rows: &[usize],
+    hta: bool,
+    launcher: &[Option<usize>],
+    queue: &[QueuePoint],
+) -> Result<GpuStats, GpuError> {
     let name = |i: usize| r.strings.get(f.name[i]);
     let is_sync_row =
         |i: usize| if hta { r.strings.get(f.cat[i]) == "cuda_sync" } else { r.events.kind[f.row[i] as usize] == Kind::CudaSync };
     let by_index = ByIndex::new(f);
-    let launcher = if hta { Vec::new() } else { super::super::launches::launcher_rows(f, r) };
     // the launching call of a GPU row (HTA: the row `index_correlation` names)
     let launch_of = |i: usize| -> Option<usize> {
         if hta {
@@ -157,12 +165,8 @@ pub fn add_gpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize],
     ops.sort_by_key(|&i| sort_key(i));
 
     // HTA's queue length at each event index (the whole rank)
-    let queue: FxHashMap<i64, i64> = if hta {
-        queue_points(f, r, true).map_err(|e| e.to_string())?.iter().map(|p| (i64::from(f.index[p.row]), p.queue_length)).collect()
-    } else {
-        FxHashMap::default()
-    };
-    let events = EventMatches::new(f, r, hta, &by_index, &launcher);
+    let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index[p.row]), p.queue_length)).collect();
+    let events = EventMatches::new(f, r, hta, &by_index, launcher);
 
     let mut stats = GpuStats::default();
     let mut last_node: FxHashMap<i64, u32> = FxHashMap::default();
@@ -220,7 +224,7 @@ pub fn add_gpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize],
         }
         let last = last_node.get(&stream).copied();
         let ts = |n: u32| g.nodes[n as usize].ts;
-        let launch = if hta { by_index.get(f.index_correlation[i]).map(|l| (l, f.ts_ns[l])) } else { launcher[i].map(|l| (l, f.ts_ns[l])) };
+        let launch = launch_of(i).map(|l| (l, f.ts_ns[l]));
         let queue_ok = !hta || {
             let q = |idx: i64| queue.get(&idx).copied();
             q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index[i])) == Some(0)
