@@ -54,11 +54,40 @@ fn parse_options(given: &[String]) -> Result<Vec<(&'static str, &'static str, St
 
 /// Runs `analyze`.
 pub fn run(a: Args) -> Result<()> {
-    let ranks = a.ranks.as_deref().map(parse_int_list).transpose()?.flatten();
+    let clock = std::time::Instant::now();
     let trace = super::input::read_trace(&a.paths)?;
-    let options = parse_options(&a.options)?;
-    let ctx = Context::new(&trace, a.hta, ranks.as_deref())?;
-    std::fs::create_dir_all(&a.out).with_context(|| format!("creating {}", a.out.display()))?;
+    let how = How { hta: a.hta, ranks: a.ranks, no_charts: a.no_charts, options: a.options };
+    if timings() {
+        eprintln!("timing\tread\t{:.3}", clock.elapsed().as_secs_f64());
+    }
+    write_analyses(&trace, &a.out, &how)
+}
+
+/// What to analyse and how, as `analyze`'s options say.
+pub struct How {
+    /// `--hta`.
+    pub hta: bool,
+    /// `--ranks`.
+    pub ranks: Option<String>,
+    /// `--no-charts`.
+    pub no_charts: bool,
+    /// `--option` values.
+    pub options: Vec<String>,
+}
+
+/// Whether `KINETOSCOPE_TIMINGS` asks for a line per step on stderr (`timing<TAB>step<TAB>s`).
+fn timings() -> bool {
+    std::env::var_os("KINETOSCOPE_TIMINGS").is_some()
+}
+
+/// Runs every analysis of [`hta_plan`] on `trace` and writes its tables, produced files and
+/// charts into `out`, with `_status.csv`: what `analyze --out DIR` writes.
+pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &How) -> Result<()> {
+    let timings = timings();
+    let ranks = how.ranks.as_deref().map(parse_int_list).transpose()?.flatten();
+    let options = parse_options(&how.options)?;
+    let ctx = Context::new(trace, how.hta, ranks.as_deref())?;
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed) = (0, 0);
     for mut step in hta_plan(&ctx) {
@@ -69,12 +98,15 @@ pub fn run(a: Args) -> Result<()> {
             step.params.retain(|p| p.0 != *key);
             step.params.push((key, value.clone()));
         }
-        match run_step(&ctx, &step) {
+        let started = std::time::Instant::now();
+        let result = run_step(&ctx, &step);
+        let ran = started.elapsed().as_secs_f64();
+        match result {
             Ok(report) => {
-                written += super::output::write_report(&a.out, &trace, &report)?;
-                if !a.no_charts && !report.charts.is_empty() && !variant {
+                written += super::output::write_report(out, trace, &report)?;
+                if !how.no_charts && !report.charts.is_empty() && !variant {
                     let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
-                    std::fs::write(a.out.join(format!("{name}.svg")), svg)?;
+                    std::fs::write(out.join(format!("{name}.svg")), svg)?;
                 }
                 let _ = writeln!(status, "{name},ok,{},{}", report.tables.len(), csv_text(&report.notes.join("; ")));
             }
@@ -83,9 +115,12 @@ pub fn run(a: Args) -> Result<()> {
                 let _ = writeln!(status, "{name},error,0,{}", csv_text(&e.0));
             }
         }
+        if timings {
+            eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}", started.elapsed().as_secs_f64() - ran);
+        }
     }
-    std::fs::write(a.out.join("_status.csv"), status)?;
-    eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", a.out.display());
+    std::fs::write(out.join("_status.csv"), status)?;
+    eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", out.display());
     Ok(())
 }
 
