@@ -643,3 +643,67 @@ fn critical_path_overlay_and_analyze_options() {
     assert!(stderr(&o).contains("critical_path has no option anotation (options: rank, annotation"), "{}", stderr(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `analyze` leaves the produced traces out unless `--traces` (or `--hta`) asks for them, and
+/// writes the same tables either way, whichever analysis thread finishes first.
+#[test]
+fn analyze_writes_produced_traces_only_when_asked() {
+    let trace = util::testdata("critical_path/cpu_bound.json");
+    let dir = std::env::temp_dir().join(format!("ks-an-traces-{}", std::process::id()));
+    let listing = |d: &std::path::Path| {
+        let mut names: Vec<String> = std::fs::read_dir(d).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+        names.sort();
+        names
+    };
+    let (plain, with) = (dir.join("plain"), dir.join("with"));
+    let o = run(&["analyze", trace.to_str().unwrap(), "--out", plain.to_str().unwrap(), "--no-charts"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("produced traces (copies of a rank with an analysis' marks or counters) not written: --traces writes them"),
+        "{}",
+        stderr(&o)
+    );
+    let o = run(&["analyze", trace.to_str().unwrap(), "--out", with.to_str().unwrap(), "--no-charts", "--traces"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let (a, b) = (listing(&plain), listing(&with));
+    assert!(!a.iter().any(|n| n.ends_with(".json.gz")), "{a:?}");
+    let gz: Vec<&String> = b.iter().filter(|n| n.ends_with(".json.gz")).collect();
+    assert!(gz.iter().any(|n| n.starts_with("overlaid_critical_path_")) && gz.iter().any(|n| n.contains("with_counters")), "{gz:?}");
+    assert_eq!(a, b.iter().filter(|n| !n.ends_with(".json.gz")).cloned().collect::<Vec<_>>());
+    for n in &a {
+        assert_eq!(util::bytes(&plain.join(n)), util::bytes(&with.join(n)), "{n}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// `--max-inflated SIZE` stops a gzip file whose content inflates past SIZE, naming the cap and
+/// the option; under the cap (and by default, 16 GiB) the same file reads.
+#[test]
+fn max_inflated_caps_gzip_content() {
+    let dir = std::env::temp_dir().join(format!("ks-inflate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut json = b"{\"traceEvents\": [".to_vec();
+    for _ in 0..(3 << 20) / 3 {
+        json.extend_from_slice(b"{},");
+    }
+    json.extend_from_slice(b"{\"ph\": \"X\", \"cat\": \"kernel\", \"name\": \"k\", \"pid\": 0, \"tid\": 7, \"ts\": 1, \"dur\": 2}]}");
+    let gz = dir.join("placeholders.json.gz");
+    std::fs::write(&gz, kinetoscope::export::gzip(&json)).unwrap();
+    let p = gz.to_str().unwrap();
+    let o = run(&["info", p, "--max-inflated", "1M"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stderr(&o),
+        format!("kinetoscope: {p}: byte 0: expected gzip content of at most 1 MiB, the cap on inflated size (--max-inflated SIZE sets another, e.g. --max-inflated 64G), found more: the content reached 1 MiB within the {} read so far\n", kinetoscope::read::size_text(std::fs::metadata(&gz).unwrap().len()))
+    );
+    for ok in [vec!["info", p], vec!["--max-inflated", "4M", "info", p]] {
+        let o = run(&ok);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).starts_with("1 events in 1 rank(s)"), "{}", stdout(&o));
+    }
+    let bad = run(&["info", p, "--max-inflated", "lots"]);
+    assert_eq!(stderr(&bad), "kinetoscope: --max-inflated lots: expected a size such as 16G, 500M or 1000000 (bytes)\n");
+    let bad = run(&["info", p, "--max-inflated=-5G"]);
+    assert_eq!(stderr(&bad), "kinetoscope: --max-inflated -5G: expected a positive size such as 16G, 500M or 1000000 (bytes)\n");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -94,7 +94,7 @@ pub struct Context<'a> {
     pub trace: &'a Trace,
     /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]), built on first
     /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
-    frames: std::cell::OnceCell<HtaFrames>,
+    frames: std::sync::OnceLock<HtaFrames>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
     pub hta: bool,
     /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
@@ -111,7 +111,7 @@ impl<'a> Context<'a> {
     /// A context over already-selected rank positions, reusing `frames` when given (they must
     /// be of the same mode: exact frames for the default mode, HTA's for `hta`).
     pub fn with_frames(trace: &'a Trace, frames: Option<HtaFrames>, hta: bool, selected: Vec<usize>) -> Context<'a> {
-        let cell = std::cell::OnceCell::new();
+        let cell = std::sync::OnceLock::new();
         if let Some(f) = frames {
             debug_assert_eq!(f.exact, !hta, "frames of the other mode");
             let _ = cell.set(f);

@@ -28,6 +28,10 @@ pub struct Args {
     /// Do not write SVG charts.
     #[arg(long)]
     no_charts: bool,
+    /// Also write the traces analyses produce (the rank with counter tracks, with the critical
+    /// path or the kernel sequences marked: each a gzip copy of a rank); always with `--hta`.
+    #[arg(long)]
+    traces: bool,
     /// An analysis' option, e.g. `critical_path.annotation=ProfilerStep` (repeatable).
     #[arg(long = "option", value_name = "ANALYSIS.NAME=VALUE")]
     options: Vec<String>,
@@ -56,9 +60,9 @@ fn parse_options(given: &[String]) -> Result<Vec<(&'static str, &'static str, St
 pub fn run(a: Args) -> Result<()> {
     let clock = std::time::Instant::now();
     let trace = super::input::read_trace(&a.paths)?;
-    let how = How { hta: a.hta, ranks: a.ranks, no_charts: a.no_charts, options: a.options };
+    let how = How { hta: a.hta, ranks: a.ranks, no_charts: a.no_charts, options: a.options, traces: a.traces };
     if timings() {
-        eprintln!("timing\tread\t{:.3}", clock.elapsed().as_secs_f64());
+        eprintln!("timing\tread\t{:.3}{}", clock.elapsed().as_secs_f64(), memory());
     }
     write_analyses(&trace, &a.out, &how)
 }
@@ -73,6 +77,20 @@ pub struct How {
     pub no_charts: bool,
     /// `--option` values.
     pub options: Vec<String>,
+    /// `--traces` (implied by `--hta`).
+    pub traces: bool,
+}
+
+/// ` rss=…MiB peak=…MiB` of this process (Linux; empty elsewhere), for the timing lines.
+fn memory() -> String {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let field = |k: &str| {
+        status.lines().find_map(|l| l.strip_prefix(k)).map(|v| v.trim().trim_end_matches(" kB").parse::<u64>().unwrap_or(0) / 1024)
+    };
+    match (field("VmRSS:"), field("VmHWM:")) {
+        (Some(rss), Some(peak)) => format!("\trss={rss}MiB\tpeak={peak}MiB"),
+        _ => String::new(),
+    }
 }
 
 /// Whether `KINETOSCOPE_TIMINGS` asks for a line per step on stderr (`timing<TAB>step<TAB>s`).
@@ -82,47 +100,91 @@ fn timings() -> bool {
 
 /// Runs every analysis of [`hta_plan`] on `trace` and writes its tables, produced files and
 /// charts into `out`, with `_status.csv`: what `analyze --out DIR` writes.
+///
+/// Analyses run on up to [`ANALYSIS_THREADS`] threads while this one writes their results, in
+/// the plan's order (so the files and `_status.csv` do not depend on the threads).
 pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &How) -> Result<()> {
     let timings = timings();
     let ranks = how.ranks.as_deref().map(parse_int_list).transpose()?.flatten();
     let options = parse_options(&how.options)?;
     let ctx = Context::new(trace, how.hta, ranks.as_deref())?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut status = String::from("analysis,status,tables,message\n");
-    let (mut written, mut failed) = (0, 0);
-    for mut step in hta_plan(&ctx) {
-        let name = step.analysis.name;
-        // a variant (a step with its own options) does not redraw the analysis' charts
-        let variant = !step.params.is_empty();
-        for (_, key, value) in options.iter().filter(|o| o.0 == name) {
+    let mut plan = hta_plan(&ctx);
+    // a variant (a step with its own options) does not redraw the analysis' charts
+    let variant: Vec<bool> = plan.iter().map(|step| !step.params.is_empty()).collect();
+    for step in &mut plan {
+        for (_, key, value) in options.iter().filter(|o| o.0 == step.analysis.name) {
             step.params.retain(|p| p.0 != *key);
             step.params.push((key, value.clone()));
         }
-        let started = std::time::Instant::now();
-        let result = run_step(&ctx, &step);
-        let ran = started.elapsed().as_secs_f64();
-        match result {
-            Ok(report) => {
-                written += super::output::write_report(out, trace, &report)?;
-                if !how.no_charts && !report.charts.is_empty() && !variant {
-                    let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
-                    std::fs::write(out.join(format!("{name}.svg")), svg)?;
-                }
-                let _ = writeln!(status, "{name},ok,{},{}", report.tables.len(), csv_text(&report.notes.join("; ")));
-            }
-            Err(e) => {
-                failed += 1;
-                let _ = writeln!(status, "{name},error,0,{}", csv_text(&e.0));
-            }
-        }
-        if timings {
-            eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}", started.elapsed().as_secs_f64() - ran);
-        }
     }
+    let traces = how.traces || how.hta;
+    let mut status = String::from("analysis,status,tables,message\n");
+    let (mut written, mut failed, mut traces_left) = (0, 0, 0);
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, ANALYSIS_THREADS);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    std::thread::scope(|s| -> Result<()> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        for _ in 0..threads {
+            let (tx, next, plan, ctx) = (tx.clone(), &next, &plan, &ctx);
+            s.spawn(move || loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(step) = plan.get(i) else { break };
+                let started = std::time::Instant::now();
+                let result = run_step(ctx, step);
+                if tx.send((i, result, started.elapsed().as_secs_f64())).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(tx);
+        // results arrive in any order; each is written when those before it are
+        let mut waiting = std::collections::BTreeMap::new();
+        for i in 0..plan.len() {
+            let (result, ran) = loop {
+                if let Some(r) = waiting.remove(&i) {
+                    break r;
+                }
+                let (j, r, t) = rx.recv().context("an analysis thread stopped")?;
+                waiting.insert(j, (r, t));
+            };
+            let step = &plan[i];
+            let name = step.analysis.name;
+            let started = std::time::Instant::now();
+            match result {
+                Ok(mut report) => {
+                    if !traces {
+                        traces_left += report.traces.len();
+                        report.traces.clear();
+                    }
+                    written += super::output::write_report(out, trace, &report)?;
+                    if !how.no_charts && !report.charts.is_empty() && !variant[i] {
+                        let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
+                        std::fs::write(out.join(format!("{name}.svg")), svg)?;
+                    }
+                    let _ = writeln!(status, "{name},ok,{},{}", report.tables.len(), csv_text(&report.notes.join("; ")));
+                }
+                Err(e) => {
+                    failed += 1;
+                    let _ = writeln!(status, "{name},error,0,{}", csv_text(&e.0));
+                }
+            }
+            if timings {
+                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}", started.elapsed().as_secs_f64(), memory());
+            }
+        }
+        Ok(())
+    })?;
     std::fs::write(out.join("_status.csv"), status)?;
     eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", out.display());
+    if traces_left > 0 {
+        eprintln!("{traces_left} produced traces (copies of a rank with an analysis' marks or counters) not written: --traces writes them");
+    }
     Ok(())
 }
+
+/// Analyses run at once by [`write_analyses`] (at most the machine's cores).
+const ANALYSIS_THREADS: usize = 2;
 
 fn csv_text(s: &str) -> String {
     if s.contains([',', '"', '\n']) {

@@ -44,6 +44,33 @@ fn expand(paths: &[PathBuf]) -> Result<Vec<Input>> {
     Ok(out)
 }
 
+/// The cap on a gzip file's inflated size, set once by `--max-inflated`.
+static MAX_INFLATED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+
+/// Sets the cap on a gzip file's inflated size from `--max-inflated SIZE` (`16G`, `500M`,
+/// `2048K` or bytes; powers of 1024).
+pub fn set_max_inflated(text: &str) -> Result<()> {
+    let t = text.trim();
+    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = &t[digits.len()..];
+    let shift = match unit.to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => bail!("--max-inflated {text}: expected a size such as 16G, 500M or 1000000 (bytes)"),
+    };
+    let n: f64 = digits
+        .trim()
+        .parse()
+        .ok()
+        .filter(|n: &f64| n.is_finite() && *n > 0.0)
+        .with_context(|| format!("--max-inflated {text}: expected a positive size such as 16G, 500M or 1000000 (bytes)"))?;
+    let _ = MAX_INFLATED.set((n * (1u64 << shift) as f64) as u64);
+    Ok(())
+}
+
 /// Files at least this large are read by a second thread while the first parses.
 const PREFETCH_FROM: u64 = 16 << 20;
 
@@ -53,7 +80,8 @@ fn read_one(path: &Path, done: &AtomicU64) -> Result<RankTrace, kinetoscope::Rea
         let io_err = |e: std::io::Error| kinetoscope::ReadError::new(0, "a readable file", e.to_string());
         let mut f = File::open(path).map_err(io_err)?;
         let total = f.metadata().map(|m| m.len()).ok();
-        let mut reader = FileReader::new(&name, total);
+        let mut reader =
+            FileReader::new(&name, total).with_max_inflated(MAX_INFLATED.get().copied().unwrap_or(kinetoscope::read::DEFAULT_MAX_INFLATED));
         if total.unwrap_or(0) < PREFETCH_FROM {
             let mut buf = vec![0u8; CHUNK];
             loop {

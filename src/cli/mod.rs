@@ -41,6 +41,13 @@ pub fn run() -> anyhow::Result<()> {
     for a in kinetoscope::analysis::registry::ANALYSES {
         cmd = cmd.subcommand(subcommands::command(a));
     }
+    cmd = cmd.arg(
+        clap::Arg::new("max_inflated")
+            .long("max-inflated")
+            .global(true)
+            .value_name("SIZE")
+            .help("Stop reading a gzip file whose content inflates past SIZE (16G, 500M, bytes; default 16G)"),
+    );
     let matches = match cmd.try_get_matches() {
         Ok(m) => m,
         Err(e) => match e.kind() {
@@ -52,6 +59,9 @@ pub fn run() -> anyhow::Result<()> {
             _ => return Err(e.into()),
         },
     };
+    if let Some(size) = matches.subcommand().and_then(|(_, sub)| sub.get_one::<String>("max_inflated")) {
+        input::set_max_inflated(size)?;
+    }
     match matches.subcommand() {
         Some(("stats", sub)) => return decode::run_stats(sub),
         Some(("extract", sub)) => return decode::run_extract(sub),

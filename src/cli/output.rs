@@ -35,13 +35,22 @@ pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Re
 }
 
 /// Writes the trace `report` produces (its first) to `path`: gzip-compressed if the name ends
-/// in `.gz`, else plain JSON.
+/// in `.gz`, else plain JSON; streamed, never whole in memory.
 pub fn write_produced_trace(path: &std::path::Path, trace: &Trace, report: &Report) -> Result<()> {
     let out = report.traces.first().context("the analysis produced no trace to write")?;
-    let json = kinetoscope::export::trace_json(trace, out).context("writing the produced trace")?;
     let gz = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"));
-    let bytes = if gz { kinetoscope::export::gzip(&json) } else { json };
-    std::fs::write(path, bytes).with_context(|| format!("writing {}", path.display()))
+    let write = || -> std::io::Result<()> {
+        let mut file = std::io::BufWriter::new(std::fs::File::create(path)?);
+        if gz {
+            let mut g = kinetoscope::export::GzipWriter::with_level(file, kinetoscope::export::trace_out::TRACE_LEVEL);
+            kinetoscope::export::write_trace_json(trace, out, &mut g)?;
+            file = g.finish()?;
+        } else {
+            kinetoscope::export::write_trace_json(trace, out, &mut file)?;
+        }
+        file.flush()
+    };
+    write().with_context(|| format!("writing {}", path.display()))
 }
 
 /// Prints the tables of `report` as text, CSV or JSON.

@@ -8,7 +8,6 @@
 
 use std::io::{self, Write};
 
-use crate::model::time::ns_to_us_string;
 use crate::model::{IdValue, IntArg, Phase, RankTrace};
 
 /// The args key an [`IntArg`] is written under.
@@ -36,6 +35,20 @@ pub fn id_json(r: &RankTrace, i: u32) -> String {
         Some(IdValue::Int(v)) => v.to_string(),
         Some(IdValue::Str(s)) => serde_json::Value::from(r.strings.get(*s)).to_string(),
         None => "0".to_string(),
+    }
+}
+
+/// Writes `ns` as µs with up to 3 decimals, as [`crate::model::time::ns_to_us_string`] does,
+/// without allocating.
+fn write_us(out: &mut Vec<u8>, ns: i64) -> io::Result<()> {
+    let sign = if ns < 0 { "-" } else { "" };
+    let a = ns.unsigned_abs();
+    let (int, frac) = (a / 1000, a % 1000);
+    match frac {
+        0 => write!(out, "{sign}{int}"),
+        f if f % 100 == 0 => write!(out, "{sign}{int}.{}", f / 100),
+        f if f % 10 == 0 => write!(out, "{sign}{int}.{:02}", f / 10),
+        f => write!(out, "{sign}{int}.{f:03}"),
     }
 }
 
@@ -110,6 +123,11 @@ pub fn write_rank_kept(
         };
         write!(w, "{{\"ph\": \"M\", \"name\": \"{what}\", \"pid\": {}{tid}, \"args\": {{\"name\": {}}}}}", id_json(r, p), s(n))?;
     }
+    // each string and pid/tid as JSON once, and each event built in one reused buffer
+    let quoted: Vec<String> = r.strings.iter().map(s).collect();
+    let ids: Vec<String> = (0..r.ids.len() as u32).map(|i| id_json(r, i)).collect();
+    let mut line: Vec<u8> = Vec::with_capacity(512);
+    let mut args: Vec<u8> = Vec::with_capacity(256);
     let mut int_args = ev.int_args.iter().peekable();
     let mut counters = ev.counters.iter().peekable();
     for e in 0..ev.len() {
@@ -120,23 +138,39 @@ pub fn write_rank_kept(
             continue;
         }
         sep(w)?;
+        line.clear();
+        args.clear();
         let ph = match ev.phase[e] {
             Phase::Async | Phase::Other => "i",
             p => p.as_str(),
         };
         let change = edit(e as u32).unwrap_or_default();
-        write!(w, "{{\"ph\": \"{ph}\", \"name\": {}", s(change.name.as_deref().unwrap_or(&r.full_name(e as u32))))?;
+        write!(line, "{{\"ph\": \"{ph}\", \"name\": ")?;
+        match &change.name {
+            Some(n) => line.extend_from_slice(s(n).as_bytes()),
+            None => match r.full_name(e as u32) {
+                std::borrow::Cow::Borrowed(_) => line.extend_from_slice(quoted[ev.name[e].0 as usize].as_bytes()),
+                std::borrow::Cow::Owned(n) => line.extend_from_slice(s(&n).as_bytes()),
+            },
+        }
         if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
-            write!(w, ", \"cat\": {}", s(r.cat(e as u32)))?;
+            write!(line, ", \"cat\": {}", quoted[ev.cat[e].0 as usize])?;
         }
-        write!(w, ", \"pid\": {}, \"tid\": {}, \"ts\": {}", id_json(r, ev.pid[e]), id_json(r, ev.tid[e]), ns_to_us_string(ev.ts[e]))?;
+        write!(line, ", \"pid\": {}, \"tid\": {}, \"ts\": ", ids[ev.pid[e] as usize], ids[ev.tid[e] as usize])?;
+        write_us(&mut line, ev.ts[e])?;
         if ev.has_dur(e as u32) && ev.phase[e] != Phase::Begin {
-            write!(w, ", \"dur\": {}", ns_to_us_string(ev.dur[e]))?;
+            line.extend_from_slice(b", \"dur\": ");
+            write_us(&mut line, ev.dur[e])?;
         }
-        let mut args: Vec<String> = Vec::new();
+        let arg_sep = |args: &mut Vec<u8>| {
+            if !args.is_empty() {
+                args.extend_from_slice(b", ");
+            }
+        };
         for (k, v) in [("stream", ev.stream[e]), ("correlation", ev.correlation[e]), ("External id", ev.external_id[e])] {
             if v != -1 {
-                args.push(format!("\"{k}\": {v}"));
+                arg_sep(&mut args);
+                write!(args, "\"{k}\": {v}")?;
             }
         }
         while let Some(&&(row, arg, v)) = int_args.peek() {
@@ -145,12 +179,15 @@ pub fn write_rank_kept(
             }
             int_args.next();
             if arg == IntArg::FlowId {
-                write!(w, ", \"id\": {v}")?;
-            } else if arg == IntArg::MemoryBwGbpsBits {
+                write!(line, ", \"id\": {v}")?;
+                continue;
+            }
+            arg_sep(&mut args);
+            if arg == IntArg::MemoryBwGbpsBits {
                 let bw = serde_json::Number::from_f64(f64::from_bits(v as u64)).map(|n| n.to_string()).unwrap_or("null".into());
-                args.push(format!("\"{}\": {bw}", int_arg_key(arg)));
+                write!(args, "\"{}\": {bw}", int_arg_key(arg))?;
             } else {
-                args.push(format!("\"{}\": {v}", int_arg_key(arg)));
+                write!(args, "\"{}\": {v}", int_arg_key(arg))?;
             }
         }
         while let Some(&&(row, series, v)) = counters.peek() {
@@ -158,20 +195,24 @@ pub fn write_rank_kept(
                 break;
             }
             counters.next();
-            args.push(format!(
-                "{}: {}",
-                s(r.strings.get(series)),
-                serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into())
-            ));
+            arg_sep(&mut args);
+            let value = serde_json::Number::from_f64(v).map(|n| n.to_string()).unwrap_or("null".into());
+            write!(args, "{}: {value}", quoted[series.0 as usize])?;
         }
         if change.drop_args {
             args.clear();
         }
-        args.extend(change.extra_args.iter().map(|(k, v)| format!("{}: {v}", s(k))));
-        if !args.is_empty() {
-            write!(w, ", \"args\": {{{}}}", args.join(", "))?;
+        for (k, v) in &change.extra_args {
+            arg_sep(&mut args);
+            write!(args, "{}: {v}", s(k))?;
         }
-        write!(w, "}}")?;
+        if !args.is_empty() {
+            line.extend_from_slice(b", \"args\": {");
+            line.extend_from_slice(&args);
+            line.push(b'}');
+        }
+        line.push(b'}');
+        w.write_all(&line)?;
     }
     for e in extra {
         sep(w)?;
@@ -184,6 +225,15 @@ pub fn write_rank_kept(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn microseconds_as_the_model_writes_them() {
+        for ns in [0, 1, 10, 100, 120, 123, 1000, 1001, 1010, 1100, 999_999, -1, -1500, 1_795_388_036_039_728_123] {
+            let mut b = Vec::new();
+            write_us(&mut b, ns).expect("in memory");
+            assert_eq!(String::from_utf8(b).expect("ascii"), crate::model::time::ns_to_us_string(ns), "{ns}");
+        }
+    }
 
     /// Export, re-import: the same rows, names, links and sparse args.
     #[test]

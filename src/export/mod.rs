@@ -7,5 +7,5 @@ pub mod formats;
 pub mod gzip;
 pub mod trace_out;
 
-pub use gzip::gzip;
-pub use trace_out::{trace_files, trace_json};
+pub use gzip::{gzip, GzipWriter};
+pub use trace_out::{trace_files, trace_json, write_trace_json};

@@ -75,6 +75,25 @@ pub struct FileReader {
     ranges: bool,
     /// [`FileReader::end_input`] has run.
     input_ended: bool,
+    /// Bytes the gzip content has inflated to so far.
+    inflated: u64,
+    /// The cap on `inflated` ([`FileReader::with_max_inflated`]).
+    max_inflated: u64,
+}
+
+/// The default cap on the inflated size of one gzip file: 16 GiB, far above any trace that fits
+/// in memory, far below what a gzip bomb inflates to (a 16 MB gzip of `{},` can make 16 GB).
+pub const DEFAULT_MAX_INFLATED: u64 = 16 << 30;
+
+/// `bytes` as a size a person reads: `16 GiB`, `500 MiB`, `512 KiB` or `100 bytes`.
+pub fn size_text(bytes: u64) -> String {
+    match bytes {
+        b if b >= 1 << 30 && b % (1 << 30) == 0 => format!("{} GiB", b >> 30),
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b if b >= 1 << 20 => format!("{:.0} MiB", b as f64 / (1u64 << 20) as f64),
+        b if b >= 1 << 10 => format!("{:.0} KiB", b as f64 / 1024.0),
+        b => format!("{b} bytes"),
+    }
 }
 
 impl FileReader {
@@ -98,7 +117,16 @@ impl FileReader {
             split: None,
             ranges: false,
             input_ended: false,
+            inflated: 0,
+            max_inflated: DEFAULT_MAX_INFLATED,
         }
+    }
+
+    /// Sets the cap on the size a gzip file may inflate to (default [`DEFAULT_MAX_INFLATED`]):
+    /// past it, reading stops with an error naming the cap.
+    pub fn with_max_inflated(mut self, bytes: u64) -> FileReader {
+        self.max_inflated = bytes;
+        self
     }
 
     /// A reader that leaves the parsing of a Chrome-trace file's events to others (the page's
@@ -208,7 +236,19 @@ impl FileReader {
 
     fn feed_compressed(&mut self, data: &[u8]) -> Result<(), ReadError> {
         let mut gz = self.gz.take().unwrap_or_default();
-        let r = gz.push(data, &mut |d| self.content(d));
+        let at = self.consumed - data.len() as u64;
+        let r = gz.push(data, &mut |d| {
+            self.inflated += d.len() as u64;
+            if self.inflated > self.max_inflated {
+                let cap = size_text(self.max_inflated);
+                return Err(ReadError::new(
+                    at,
+                    format!("gzip content of at most {cap}, the cap on inflated size (--max-inflated SIZE sets another, e.g. --max-inflated 64G)"),
+                    format!("more: the content reached {cap} within the {} read so far", size_text(self.consumed)),
+                ));
+            }
+            self.content(d)
+        });
         self.gz = Some(gz);
         r
     }
