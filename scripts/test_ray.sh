@@ -8,23 +8,16 @@
 # multi-rank Kineto set from it, also with --hta. Called by .ci/run; about a minute, most of it
 # Ray starting (once per set).
 #
-# Ray goes into a venv, target/ray-venv (python3 -m venv; `pip install ray==2.60.0`, pinned; once).
+# Ray goes into a venv, target/ray-venv (scripts/ray/venv.sh: `pip install ray==2.60.0`, pinned; once).
 # env: KINETOSCOPE_SHARED (the corpus, default ../shared), KINETOSCOPE_REQUIRE_CORPUS=1 (fail
 # instead of skipping the corpus set when it is missing).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
-RAY_VERSION=2.60.0
-venv=target/ray-venv
 t0=$SECONDS
 step() { echo "== [$((SECONDS - t0))s] $*"; }
 
-if [ "$("$venv/bin/python" -c 'import ray; print(ray.__version__)' 2>/dev/null)" != "$RAY_VERSION" ]; then
-  step "venv $venv with ray==$RAY_VERSION (once)"
-  bash scripts/setup.sh --venv
-  python3 -m venv "$venv"
-  "$venv/bin/pip" install -q --disable-pip-version-check "ray==$RAY_VERSION"
-fi
+python=$(bash scripts/ray/venv.sh)
 step "cargo build --release"
 cargo build --release --locked -q
 kinetoscope=$PWD/target/release/kinetoscope
@@ -44,7 +37,7 @@ check() {
   fi
   step "$name: ${options[*]} $*"
   "$kinetoscope" analyze "$@" --out "$work/$name.analyze" "${options[@]}" 2>"$work/$name.analyze.log"
-  "$venv/bin/python" scripts/ray/kinetoscope_ray.py "$@" --tasks 2 --num-cpus 2 --kinetoscope "$kinetoscope" \
+  "$python" scripts/ray/kinetoscope_ray.py "$@" --tasks 2 --num-cpus 2 --kinetoscope "$kinetoscope" \
     --out "$work/$name.ray" "${options[@]}" 2>"$work/$name.ray.log" \
     || { cat "$work/$name.ray.log"; failed=1; return; }
   grep '^kinetoscope_ray: ' "$work/$name.ray.log" | sed 's/^/   /'
