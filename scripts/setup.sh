@@ -4,7 +4,9 @@
 #   --browser  Debian's Chromium and a sans-serif font (for the headless end-to-end tests)
 #   --go       Debian's Go, whose `go tool pprof` reads our pprof files in a test (optional: without
 #              it that test only says so; the profile is decoded with its schema either way)
-# Called by www/build.sh (--wasm), scripts/test.sh (--wasm --browser) and .ci/run (--go).
+#   --venv     Debian's python3-venv, when `python3 -m venv` cannot make a venv (scripts/test_ray.sh)
+# Called by www/build.sh (--wasm), scripts/test.sh (--wasm --browser), scripts/test_ray.sh (--venv)
+# and .ci/run (--go).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="${CARGO_HOME:-$HOME/.cargo}/bin:$PATH"
@@ -37,6 +39,15 @@ for arg in "$@"; do
         DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go >/dev/null
       fi
       ;;
-    *) echo "scripts/setup.sh: unknown argument '$arg' (use --wasm, --browser and/or --go)" >&2; exit 2 ;;
+    --venv)
+      # Debian's python3 has the venv module but not ensurepip, which `python3 -m venv` needs
+      if ! python3 -c 'import ensurepip, venv' >/dev/null 2>&1; then
+        SUDO=""; [ "$(id -u)" = 0 ] || SUDO="sudo"
+        echo "== apt-get install python3-venv"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-venv >/dev/null
+      fi
+      ;;
+    *) echo "scripts/setup.sh: unknown argument '$arg' (use --wasm, --browser, --go and/or --venv)" >&2; exit 2 ;;
   esac
 done

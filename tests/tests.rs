@@ -54,6 +54,8 @@ mod cli;
 mod golden_hta;
 /// Loaded events equal HTA's parsed_trace oracle after HTA's filtering rules.
 mod golden_hta_parse;
+/// `analyze --partial` + `merge` write exactly what one `analyze` writes; the merge's refusals.
+mod partial;
 /// Call stacks from event nesting and the profile exports (folded, pprof, speedscope).
 mod profile;
 /// Reading in blocks parsed by other workers (the page) equals the one-pass read.

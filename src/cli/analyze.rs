@@ -1,7 +1,8 @@
 //! `kinetoscope analyze PATH... --out DIR [--hta]`: every analysis, each table as `DIR/<name>.csv`
 //! and each analysis' charts as `DIR/<analysis>.svg`. With `--hta` the files are HTA 0.5.0's, named
 //! and laid out as in `../shared/hta-oracle/out/<set>/` so they compare one to one; an analysis
-//! HTA would fail on is listed in `DIR/_status.csv` instead of written.
+//! HTA would fail on is listed in `DIR/_status.csv` instead of written. With `--partial FILE`
+//! it writes the parsed files instead, for `kinetoscope merge` (`merge.rs`).
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -16,9 +17,24 @@ pub struct Args {
     /// Trace files or folders of per-rank traces.
     #[arg(required = true)]
     paths: Vec<PathBuf>,
-    /// Folder to write into (created if missing).
-    #[arg(long, value_name = "DIR")]
-    out: PathBuf,
+    /// Folder to write into (created if missing). Required unless --partial is given.
+    #[arg(long, value_name = "DIR", required_unless_present = "partial", conflicts_with = "partial")]
+    out: Option<PathBuf>,
+    /// Instead of analysing, write the parsed files to FILE, a partial for `kinetoscope merge`
+    /// (docs/cluster.md).
+    #[arg(long, value_name = "FILE")]
+    partial: Option<PathBuf>,
+    /// With --partial: only part K (from 0) of N contiguous parts of the inputs, in the order
+    /// they are read (Recorder folders first, folders expanded into their sorted files).
+    #[arg(long, value_name = "K/N", requires = "partial", conflicts_with = "out")]
+    chunk: Option<super::input::Chunk>,
+    #[command(flatten)]
+    how: HowArgs,
+}
+
+/// The analyses' options, shared by `analyze` and `merge`.
+#[derive(clap::Args)]
+pub struct HowArgs {
     /// Reproduce HTA 0.5.0 exactly, including its documented bugs, with the oracle's file names.
     #[arg(long)]
     hta: bool,
@@ -35,6 +51,26 @@ pub struct Args {
     /// An analysis' option, e.g. `critical_path.annotation=ProfilerStep` (repeatable).
     #[arg(long = "option", value_name = "ANALYSIS.NAME=VALUE")]
     options: Vec<String>,
+}
+
+impl HowArgs {
+    /// The options as [`write_analyses`] takes them.
+    pub fn how(self) -> How {
+        How { hta: self.hta, ranks: self.ranks, no_charts: self.no_charts, options: self.options, traces: self.traces }
+    }
+
+    /// The first option given, as spelled on the command line.
+    fn first_given(&self) -> Option<&'static str> {
+        [
+            (self.hta, "--hta"),
+            (self.ranks.is_some(), "--ranks"),
+            (self.no_charts, "--no-charts"),
+            (self.traces, "--traces"),
+            (!self.options.is_empty(), "--option"),
+        ]
+        .into_iter()
+        .find_map(|(given, name)| given.then_some(name))
+    }
 }
 
 /// `--option ANALYSIS.NAME=VALUE` values: (analysis, option name, value), each checked against the
@@ -58,13 +94,22 @@ fn parse_options(given: &[String]) -> Result<Vec<(&'static str, &'static str, St
 
 /// Runs `analyze`.
 pub fn run(a: Args) -> Result<()> {
+    if let Some(file) = &a.partial {
+        if let Some(option) = a.how.first_given() {
+            anyhow::bail!(
+                "{option} is an option of `kinetoscope merge`, not of `analyze --partial`: a partial holds the parsed files, and the \
+                 analyses run when the partials are merged"
+            );
+        }
+        return super::merge::write_partial(&a.paths, a.chunk, file);
+    }
+    let out = a.out.context("--out DIR is required")?;
     let clock = std::time::Instant::now();
     let trace = super::input::read_trace(&a.paths)?;
-    let how = How { hta: a.hta, ranks: a.ranks, no_charts: a.no_charts, options: a.options, traces: a.traces };
     if timings() {
         eprintln!("timing\tread\t{:.3}{}", clock.elapsed().as_secs_f64(), memory());
     }
-    write_analyses(&trace, &a.out, &how)
+    write_analyses(&trace, &out, &a.how.how())
 }
 
 /// What to analyse and how, as `analyze`'s options say.
@@ -94,7 +139,7 @@ fn memory() -> String {
 }
 
 /// Whether `KINETOSCOPE_TIMINGS` asks for a line per step on stderr (`timing<TAB>step<TAB>s`).
-fn timings() -> bool {
+pub(super) fn timings() -> bool {
     std::env::var_os("KINETOSCOPE_TIMINGS").is_some()
 }
 

@@ -1,4 +1,5 @@
-//! Turning PATH arguments into a read trace: folders expand to the files directly inside them,
+//! Turning PATH arguments into a read trace (or into the per-file ranks a partial file stores,
+//! [`read_ranks`]): folders expand to the files directly inside them,
 //! files are read in 1 MiB chunks (several files in parallel), with a progress line on stderr
 //! for long reads when stderr is a terminal. A Recorder trace folder ([`is_recorder_folder`]) is
 //! one trace of many files, decoded as a whole (`kinetoscope::read::recorder`).
@@ -174,18 +175,77 @@ fn read_recorder(p: &Path) -> Result<Vec<RankTrace>> {
         .map_err(|e| anyhow::anyhow!("{}: {e}", p.display()))
 }
 
-/// Reads every input into one trace. Files found in folders that are not traces are skipped
-/// with a note on stderr; a named file that fails is an error.
-pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
+/// One thing to read: a Recorder trace folder (decoded as a whole) or one file.
+enum Unit {
+    Recorder(PathBuf),
+    File(Input),
+}
+
+/// The inputs of `paths` in the order they are read: Recorder trace folders first (in the order
+/// given), then every other path, folders expanded into their files (sorted).
+fn units(paths: &[PathBuf]) -> Result<Vec<Unit>> {
     let (recorder, paths): (Vec<PathBuf>, Vec<PathBuf>) = paths.iter().cloned().partition(|p| p.is_dir() && is_recorder_folder(p));
+    let mut units: Vec<Unit> = recorder.into_iter().map(Unit::Recorder).collect();
+    units.extend(expand(&paths)?.into_iter().map(Unit::File));
+    Ok(units)
+}
+
+/// Part `index` (from 0) of `count` contiguous parts of the inputs (`--chunk INDEX/COUNT`).
+#[derive(Debug, Clone, Copy)]
+pub struct Chunk {
+    /// Which part, from 0.
+    pub index: usize,
+    /// How many parts.
+    pub count: usize,
+}
+
+impl std::str::FromStr for Chunk {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Chunk, String> {
+        let parsed = s.split_once('/').and_then(|(k, n)| Some((k.trim().parse().ok()?, n.trim().parse().ok()?)));
+        match parsed {
+            Some((index, count)) if index < count => Ok(Chunk { index, count }),
+            _ => Err(format!("expected K/N with 0 <= K < N (part K, from 0, of N), found '{s}'")),
+        }
+    }
+}
+
+/// Reads every input (or the inputs of one chunk) into one rank per file, as reading leaves
+/// them before [`assemble`]: what a partial file stores. Files found in folders that are not
+/// traces are skipped with a note on stderr; a named file that fails is an error. Without a
+/// chunk, finding no trace at all is an error.
+pub fn read_ranks(paths: &[PathBuf], chunk: Option<Chunk>) -> Result<Vec<RankTrace>> {
+    let mut units = units(paths)?;
+    if let Some(c) = chunk {
+        let (from, to) = (c.index * units.len() / c.count, (c.index + 1) * units.len() / c.count);
+        units = units.into_iter().skip(from).take(to - from).collect();
+    }
     let mut ranks = Vec::new();
-    for p in &recorder {
-        ranks.extend(read_recorder(p)?);
+    let mut files = Vec::new();
+    for u in units {
+        match u {
+            Unit::Recorder(p) => ranks.extend(read_recorder(&p)?),
+            Unit::File(i) => files.push(i),
+        }
     }
-    if paths.is_empty() {
-        return Ok(assemble(ranks));
+    if files.is_empty() {
+        return Ok(ranks);
     }
-    let inputs = expand(&paths)?;
+    read_files(&files, &mut ranks)?;
+    if ranks.is_empty() && chunk.is_none() {
+        bail!("no trace found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
+    }
+    Ok(ranks)
+}
+
+/// Reads every input into one trace.
+pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
+    Ok(assemble(read_ranks(paths, None)?))
+}
+
+/// Reads `inputs` (several at a time) and appends their ranks to `ranks`, in input order.
+fn read_files(inputs: &[Input], ranks: &mut Vec<RankTrace>) -> Result<()> {
     let total: u64 = inputs.iter().filter_map(|i| std::fs::metadata(&i.path).ok()).map(|m| m.len()).sum();
     let done = AtomicU64::new(0);
     let next = AtomicUsize::new(0);
@@ -235,8 +295,5 @@ pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
             None => bail!("{}: not read", input.path.display()),
         }
     }
-    if ranks.is_empty() {
-        bail!("no trace found in {}", paths.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "));
-    }
-    Ok(assemble(ranks))
+    Ok(())
 }

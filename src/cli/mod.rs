@@ -7,6 +7,7 @@ mod diff;
 mod export;
 mod info;
 mod input;
+mod merge;
 mod output;
 mod report;
 mod subcommands;
@@ -28,6 +29,8 @@ enum Command {
     Info(info::Args),
     /// Runs every analysis and writes each table as CSV (and the charts as SVG) into a folder.
     Analyze(analyze::Args),
+    /// Merges partial files (`analyze --partial`) and writes exactly what `analyze` of all their files writes.
+    Merge(merge::Args),
     /// Call stacks as pprof, folded stacks or speedscope; or the trace filtered as Chrome-trace JSON.
     Export(export::Args),
     /// Writes the page's saved report: one self-contained HTML file (Overview, panels, trace facts; no trace data).
@@ -76,6 +79,7 @@ pub fn run() -> anyhow::Result<()> {
     match Cli::from_arg_matches(&matches)?.command {
         Command::Info(a) => info::run(a),
         Command::Analyze(a) => analyze::run(a),
+        Command::Merge(a) => merge::run(a),
         Command::Report(a) => report::run(a),
         Command::Export(a) => export::run(a),
     }

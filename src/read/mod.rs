@@ -22,6 +22,7 @@
 //! | detection (from the content, never the name) | `detect.rs` (gzip magic in `mod.rs`) |
 //! | one file read by several workers in the page | `blocks/` (`split.rs` cuts blocks or range jobs, `parse.rs` a worker's parse, `merge.rs` results in file order, `wire.rs` their encodings) |
 //! | several files → one trace: ranks and links | `rank.rs` (`assemble`) |
+//! | partial files: the ranks of some files, stored to be merged elsewhere (`analyze --partial`, `merge`) | `partial/` (`encode.rs`, `decode.rs`, `join.rs`) |
 //! | fatal errors and counted warnings | `crate::error` (`ReadError`, `WarningKind`); kinds of the messages: `rocprof/error.rs`, `blocks/wire.rs`, `blocks/parse.rs` |
 
 mod blocks;
@@ -29,6 +30,7 @@ pub mod chrome;
 pub mod detect;
 pub mod inflate;
 pub mod json;
+pub mod partial;
 pub mod rank;
 pub mod recorder;
 pub mod rocprof;

@@ -35,19 +35,26 @@ pub fn rank_from_file_name(name: &str) -> Option<u32> {
 /// Assigns ranks, merges files that belong to one process (rocprofv3 CSV sets), computes the
 /// links, and sorts ranks by number.
 pub fn assemble(mut ranks: Vec<RankTrace>) -> Trace {
-    let mut trace = Trace::default();
     crate::read::rocprof::merge_process_files(&mut ranks);
-    let wanted: Vec<Option<u32>> = ranks
-        .iter()
-        .map(|r| {
-            r.meta
-                .distributed
-                .as_ref()
-                .and_then(|d| d.rank)
-                .and_then(|x| u32::try_from(x).ok())
-                .or_else(|| r.files.first().and_then(|f| rank_from_file_name(f)))
-        })
-        .collect();
+    number_ranks(ranks)
+}
+
+/// The rank a file asks for: its `distributedInfo.rank`, else a rank number in its name
+/// ([`rank_from_file_name`]).
+pub fn explicit_rank(r: &RankTrace) -> Option<u32> {
+    r.meta
+        .distributed
+        .as_ref()
+        .and_then(|d| d.rank)
+        .and_then(|x| u32::try_from(x).ok())
+        .or_else(|| r.files.first().and_then(|f| rank_from_file_name(f)))
+}
+
+/// [`assemble`] after the merging of process files: gives every rank its number (see the
+/// module docs), finds its steps, and sorts ranks by number.
+pub fn number_ranks(mut ranks: Vec<RankTrace>) -> Trace {
+    let mut trace = Trace::default();
+    let wanted: Vec<Option<u32>> = ranks.iter().map(explicit_rank).collect();
     let mut taken = std::collections::BTreeSet::new();
     let mut assigned = vec![None; ranks.len()];
     for (i, w) in wanted.iter().enumerate() {

@@ -35,7 +35,7 @@
 mod merge;
 mod parse;
 mod split;
-mod wire;
+pub(crate) mod wire;
 
 use std::collections::BTreeMap;
 

@@ -1,5 +1,7 @@
 //! The encodings of blocks, range jobs and results: both ends are this code (the reading side
-//! and the helpers), so the format is private to [`super`] and has no version.
+//! and the helpers), so the format is private to [`super`] and has no version. (The cursor
+//! [`Dec`], [`put_bytes`], [`put_col`], [`Le`] and [`extend`] also serve the partial files of
+//! [`crate::read::partial`], whose format is versioned.)
 //!
 //! All little-endian:
 //! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64,
@@ -162,11 +164,12 @@ pub(super) fn result_head(seq: u32, flags: u8, clean: u8, start: u64, error: Opt
     out
 }
 
-pub(super) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
+pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(&(b.len() as u32).to_le_bytes());
     out.extend_from_slice(b);
 }
 
+/// Appends a column: its length (`u32`), then each value little-endian.
 macro_rules! put_col {
     ($out:expr, $col:expr) => {{
         $out.extend_from_slice(&($col.len() as u32).to_le_bytes());
@@ -175,6 +178,7 @@ macro_rules! put_col {
         }
     }};
 }
+pub(crate) use put_col;
 
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
 /// warnings, open `B` events and pending `E` events, in that order.
@@ -279,14 +283,14 @@ pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeSta
 }
 
 /// Cursor over an encoded block or partial rank; running past the end is an error.
-pub(super) struct Dec<'a> {
-    pub(super) b: &'a [u8],
-    pub(super) i: usize,
+pub(crate) struct Dec<'a> {
+    pub(crate) b: &'a [u8],
+    pub(crate) i: usize,
 }
 
 macro_rules! get_num {
     ($name:ident, $t:ty) => {
-        pub(super) fn $name(&mut self) -> Result<$t, WireError> {
+        pub(crate) fn $name(&mut self) -> Result<$t, WireError> {
             const N: usize = std::mem::size_of::<$t>();
             let s = self.b.get(self.i..self.i + N).ok_or(WireError::Truncated)?;
             self.i += N;
@@ -302,20 +306,20 @@ impl<'a> Dec<'a> {
     get_num!(i64, i64);
     get_num!(f64, f64);
 
-    pub(super) fn bytes(&mut self) -> Result<&'a [u8], WireError> {
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8], WireError> {
         let n = self.u32()? as usize;
         let s = self.b.get(self.i..self.i + n).ok_or(WireError::Truncated)?;
         self.i += n;
         Ok(s)
     }
 
-    pub(super) fn text(&mut self) -> Result<&'a str, WireError> {
+    pub(crate) fn text(&mut self) -> Result<&'a str, WireError> {
         std::str::from_utf8(self.bytes()?).map_err(WireError::Utf8)
     }
 
     /// The bytes of a column of `n` values of `T` (its length, which must be `n`, then the
     /// values), for [`extend`].
-    pub(super) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], WireError> {
+    pub(crate) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], WireError> {
         if self.u32()? as usize != n {
             return Err(WireError::ColumnLengths);
         }
@@ -326,13 +330,13 @@ impl<'a> Dec<'a> {
     }
 
     /// A column of records of `size` bytes: their number and their bytes.
-    pub(super) fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), WireError> {
+    pub(crate) fn records(&mut self, size: usize) -> Result<(usize, &'a [u8]), WireError> {
         let n = Dec { b: self.b, i: self.i }.u32()? as usize;
         Ok((n, self.raw(n, size)?))
     }
 
     /// A column of `u32`s/`i64`s/`u8`s/`u64`s: its length, then the values.
-    pub(super) fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, WireError>) -> Result<Vec<T>, WireError> {
+    pub(crate) fn col<T>(&mut self, get: impl Fn(&mut Self) -> Result<T, WireError>) -> Result<Vec<T>, WireError> {
         let n = self.u32()? as usize;
         if n > self.b.len() {
             return Err(WireError::Truncated);
@@ -342,7 +346,7 @@ impl<'a> Dec<'a> {
 }
 
 /// A number as a partial rank encodes it (little-endian).
-pub(super) trait Le: Sized {
+pub(crate) trait Le: Sized {
     const SIZE: usize;
     /// The number in `b` (exactly [`Le::SIZE`] bytes).
     fn read_le(b: &[u8]) -> Self;
@@ -360,10 +364,10 @@ macro_rules! le {
         }
     )*};
 }
-le!(u8, u32, i64);
+le!(u8, u32, u64, i64, f64);
 
 /// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
-pub(super) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
+pub(crate) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
     col.reserve(raw.len() / T::SIZE);
     for c in raw.chunks_exact(T::SIZE) {
         col.push(f(T::read_le(c))?);
