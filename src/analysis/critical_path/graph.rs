@@ -126,7 +126,7 @@ impl Graph {
     /// `(start, end)` nodes of frame row `row`, if it has nodes.
     pub fn nodes_of(&self, row: usize) -> Option<(u32, u32)> {
         let s = *self.node_of_row.get(row)?;
-        (s != NONE).then_some((s, s + 1))
+        (s != NONE).then_some((s, s.wrapping_add(1)))
     }
 
     /// Adds edge `src → dst` (HTA's `_add_edge_helper`): weight `dst.ts - src.ts`, or 0 for
