@@ -216,7 +216,8 @@ fn help_works() {
     assert_eq!(o.status.code(), Some(0));
     let out = stdout(&o);
     assert!(out.starts_with("GPU/ML/HPC trace analyzer"), "{out}");
-    assert!(out.contains("\nUsage: kinetoscope <COMMAND>\n"), "{out}");
+    assert!(out.contains("\nUsage: kinetoscope [OPTIONS] <COMMAND>\n"), "{out}");
+    assert!(out.contains("--max-inflated <SIZE>"), "{out}");
     // the column width follows the longest subcommand name
     let listed = |cmd: &str, about: &str| {
         out.lines()
@@ -273,7 +274,7 @@ For more information, try '--help'.
             "\
 error: unrecognized subcommand 'bogus'
 
-Usage: kinetoscope <COMMAND>
+Usage: kinetoscope [OPTIONS] <COMMAND>
 
 For more information, try '--help'.
 ",
@@ -289,7 +290,7 @@ For more information, try '--help'.
     let o = run(&[]);
     assert_eq!(o.status.code(), Some(1));
     eqnice!("", stdout(&o));
-    assert!(stderr(&o).contains("\nUsage: kinetoscope <COMMAND>\n"), "{}", stderr(&o));
+    assert!(stderr(&o).contains("\nUsage: kinetoscope [OPTIONS] <COMMAND>\n"), "{}", stderr(&o));
 }
 
 /// `info --csv`: events per kind per rank, one row each.
