@@ -3,21 +3,13 @@
 //! the one-line messages for bad input, warnings shown for damaged input, `--help`, `--version`
 //! and bad arguments.
 
-use std::process::{Command, Output};
+use std::process::Output;
 
 use serde_json::{json, Value};
 
 use crate::{eqnice, util};
 
-/// Runs the binary in `testdata/` with `args` (clap's messages without colors).
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
-        .args(args)
-        .current_dir(util::testdata(""))
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("run kinetoscope")
-}
+use util::run_cli as run;
 
 fn stdout(o: &Output) -> String {
     String::from_utf8(o.stdout.clone()).expect("utf-8 stdout")

@@ -3,23 +3,12 @@
 //! The binary runs in `testdata/` so the file names it stores are the short relative ones.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 
 use crate::{eqnice, util};
 
-/// Runs the binary in `testdata/`.
-fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
-        .args(args)
-        .current_dir(util::testdata(""))
-        .env_remove("CLICOLOR_FORCE")
-        .output()
-        .expect("run kinetoscope")
-}
+use util::run_cli as run;
 
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
+use util::stderr_of as stderr;
 
 /// Runs the binary and requires success.
 fn ok(args: &[&str]) {

@@ -288,3 +288,18 @@ pub fn oracle_trace(dir: &std::path::Path) -> Option<(kinetoscope::Trace, std::c
         .collect();
     Some((kinetoscope::read::assemble(ranks), files, meta))
 }
+
+/// Runs the `kinetoscope` binary in `testdata/` with `args` (clap's messages without colors).
+pub fn run_cli(args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"))
+        .args(args)
+        .current_dir(testdata(""))
+        .env_remove("CLICOLOR_FORCE")
+        .output()
+        .expect("run kinetoscope")
+}
+
+/// A run's stderr as text.
+pub fn stderr_of(o: &std::process::Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}

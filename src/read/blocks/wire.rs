@@ -178,7 +178,24 @@ macro_rules! put_col {
         }
     }};
 }
-pub(crate) use put_col;
+
+/// The dense event columns, each with its length: index, phase, kind, cat, name, ts, dur, pid,
+/// tid, stream, correlation, external id, flags (the partial-rank wire and partial files).
+pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::EventTable) {
+    put_col!(out, ev.index);
+    put_col!(out, ev.phase.iter().map(|&p| p as u8).collect::<Vec<u8>>());
+    put_col!(out, ev.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
+    put_col!(out, ev.cat.iter().map(|s| s.0).collect::<Vec<u32>>());
+    put_col!(out, ev.name.iter().map(|s| s.0).collect::<Vec<u32>>());
+    put_col!(out, ev.ts);
+    put_col!(out, ev.dur);
+    put_col!(out, ev.pid);
+    put_col!(out, ev.tid);
+    put_col!(out, ev.stream);
+    put_col!(out, ev.correlation);
+    put_col!(out, ev.external_id);
+    put_col!(out, ev.flags);
+}
 
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
 /// warnings, open `B` events and pending `E` events, in that order.
@@ -202,19 +219,7 @@ pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeSta
         }
     }
     let ev = &rank.events;
-    put_col!(out, ev.index);
-    put_col!(out, ev.phase.iter().map(|&p| p as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.cat.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.name.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.ts);
-    put_col!(out, ev.dur);
-    put_col!(out, ev.pid);
-    put_col!(out, ev.tid);
-    put_col!(out, ev.stream);
-    put_col!(out, ev.correlation);
-    put_col!(out, ev.external_id);
-    put_col!(out, ev.flags);
+    put_event_columns(out, ev);
     out.extend_from_slice(&(ev.int_args.len() as u32).to_le_bytes());
     for &(e, a, v) in &ev.int_args {
         out.extend_from_slice(&e.to_le_bytes());

@@ -27,7 +27,7 @@ use std::collections::BTreeMap;
 
 use super::{MAGIC, VERSION, WRITER};
 use crate::model::{EventTable, Format, IdValue, RankTrace};
-use crate::read::blocks::wire::{put_bytes, put_col};
+use crate::read::blocks::wire::{put_bytes, put_event_columns};
 
 /// How a partial's content is stored.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -109,19 +109,7 @@ fn rank(out: &mut Vec<u8>, r: &RankTrace) {
 
 fn columns(out: &mut Vec<u8>, ev: &EventTable) {
     put_u32(out, ev.len());
-    put_col!(out, ev.index);
-    put_col!(out, ev.phase.iter().map(|&p| p as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.cat.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.name.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.ts);
-    put_col!(out, ev.dur);
-    put_col!(out, ev.pid);
-    put_col!(out, ev.tid);
-    put_col!(out, ev.stream);
-    put_col!(out, ev.correlation);
-    put_col!(out, ev.external_id);
-    put_col!(out, ev.flags);
+    put_event_columns(out, ev);
 }
 
 fn sparse(out: &mut Vec<u8>, ev: &EventTable) {
