@@ -111,7 +111,9 @@ pub fn frequent_kernel_sequences(f: &HtaFrame, r: &RankTrace, opts: &SequenceOpt
     let graph = CallGraph::build(f, r, CallGraphOptions::new(opts.hta))
         .map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
     let op = opts.operator_name.as_str();
-    let named: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name[i]).contains(op)).collect();
+    // which names contain `op`, tested once per distinct name rather than once per row
+    let name_matches: Vec<bool> = r.strings.iter().map(|n| n.contains(op)).collect();
+    let named: Vec<usize> = (0..f.len()).filter(|&i| name_matches[f.name[i].0 as usize]).collect();
     let roots: Vec<usize> = if opts.hta {
         let min_depth = named.iter().map(|&i| graph.depth[i]).min();
         named.iter().copied().filter(|&i| Some(graph.depth[i]) == min_depth && graph.num_kernels[i] >= opts.min_pattern_len).collect()
