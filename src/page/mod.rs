@@ -20,6 +20,7 @@
 
 mod diff;
 pub mod folders;
+pub mod pool;
 mod warm;
 
 use std::collections::BTreeMap;
