@@ -2,7 +2,8 @@
 //! no DOM code here except handing a canvas to plotters. Errors become JS exceptions carrying
 //! the same message the CLI prints; nothing here unwraps input-derived data.
 //!
-//! In the Web Worker: `new Session()`, then per file `begin_file(name, size, at)`, `push(chunk)`…,
+//! In the Web Worker: `check_fits(files_json, limit)` first (whether the drop fits in memory; see
+//! there), `new Session()`, then per file `begin_file(name, size, at)`, `push(chunk)`…,
 //! `end_file()` (`at`: the file's place among those dropped; the trace is assembled in that
 //! order, whatever order the files end in), or a helper worker reads the file whole with a
 //! `WholeFile` (`new WholeFile(name, size)`, `push(chunk)`…, `finish()` → the encoded rank) and
@@ -183,6 +184,27 @@ impl WholeFile {
     pub fn finish(self) -> Result<Vec<u8>, JsValue> {
         self.reader.finish().map_err(err)
     }
+}
+
+/// Whether the files of a drop fit in this instance's memory (`page::budget`), before any is
+/// read: `files_json` is `[{path, size, head, tail}]` (head: the first 2 bytes, tail: the last
+/// 4, as arrays of numbers), `limit` a size such as `64M` that replaces the 4 GiB limit (the
+/// page's `?memory-limit=`, for tests), empty for none. Returns the estimate as JSON: `{files,
+/// input_bytes, content_bytes, gzip_files, in_use_bytes, need_bytes, limit_bytes, fits,
+/// message}` (`message`: the refusal to show when it does not fit).
+#[wasm_bindgen]
+pub fn check_fits(files_json: &str, limit: &str) -> Result<String, JsValue> {
+    use crate::page::budget::{estimate, parse_size, Dropped, WASM32_MEMORY};
+    let files: Vec<Dropped> = serde_json::from_str(files_json).map_err(err)?;
+    let set = match limit.trim() {
+        "" => None,
+        text => Some(
+            parse_size(text).ok_or_else(|| err(format!("?memory-limit={text}: expected a size such as 64M, 1.5G or 1000000 (bytes)")))?,
+        ),
+    };
+    let in_use = core::arch::wasm32::memory_size(0) as u64 * 65536;
+    let e = estimate(&files, in_use, set.unwrap_or(WASM32_MEMORY).min(WASM32_MEMORY), set.is_some());
+    serde_json::to_string(&e).map_err(err)
 }
 
 /// The error of a block or job of the file `name` that could not be parsed.

@@ -4,11 +4,12 @@
 // page terminates it.
 // In:  {type:'prepare', module, warm: bool, helpers?}   (optional, before the first parse: see prepare())
 //      {type:'parse', module: WebAssembly.Module, files: File[], paths?: string[], slot?, split?: {min, block},
-//        helpers?}
+//        helpers?, limit?}
 //        (paths: where each file was in what was dropped or picked (default: its name), which tells the files of a
 //        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: other SPLIT_MIN /
 //        BLOCK_BYTES, for tests and benchmarks; helpers: how many parse helpers (the page's ?helpers=N; default one
-//        per core, at most 6; 0 = none))
+//        per core, at most 6; 0 = none); limit: a memory limit lower than wasm32's 4 GiB (the page's
+//        ?memory-limit=SIZE, for tests))
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
 //      {type:'export', id, format: pprof|folded|speedscope|chrome, params: {measure, range}, ranks: text}
@@ -20,12 +21,14 @@
 //      {type:'helper', module} then {type:'block', id, name, block: Uint8Array} | {type:'range', id, file: File,
 //        job: Uint8Array, start, end} | {type:'whole', id, file: File}   (a parse helper, see below)
 // Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json, failed: [{file, message}],
-//      wasmMemoryBytes, blocks, wholeFiles, helpers, prepared} | {type:'error', slot, message}   (parse)
+//      wasmMemoryBytes, blocks, wholeFiles, helpers, prepared} | {type:'error', slot, message, refused?}   (parse;
+//      refused: the files would not fit in memory, nothing was read)
 //      {type:'report', id, json, ms, wasmMemoryBytes? (dashboard)} | {type:'file', id, bytes: Uint8Array, name?} | {type:'failed', id, message}
 //      {type:'prepared'}   (the standby is ready)
 //      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message, fatal?}
 //        (helper)
-// Files of SPLIT_MIN bytes or more are parsed by helpers: copies
+// Before reading, Rust's check_fits estimates the memory the files need from their sizes (and a gzip file's trailer):
+// a drop that would not fit is refused, nothing read. Files of SPLIT_MIN bytes or more are parsed by helpers: copies
 // of this script started by this worker (one per core), each with its own wasm instance. An uncompressed Chrome
 // trace is cut into byte ranges that each helper reads (File.slice) and parses; a gzip file is inflated here and
 // handed out as blocks of content. This worker merges the results in file order (Rust `read::blocks`). When several
@@ -109,12 +112,18 @@ function answer(id, work) {
   self.postMessage({ ...out, id }, transfer);
 }
 
-async function parse({ module, files, paths, slot = 'trace', split, helpers = null }) {
+async function parse({ module, files, paths, slot = 'trace', split, helpers = null, limit = '' }) {
   const splitMin = split?.min ?? SPLIT_MIN, blockBytes = split?.block ?? BLOCK_BYTES;
   let pool = null, blocks = 0, wholeFiles = 0, ready = null;
   try {
     await init({ module_or_path: module });
     paths ??= files.map((f) => f.name);
+    // refuse before reading what would not fit in this instance's memory (Rust's estimate and message)
+    const fit = JSON.parse(wasm.check_fits(JSON.stringify(await describe(files, paths)), limit ?? ''));
+    if (!fit.fits) {
+      self.postMessage({ type: 'error', slot, message: fit.message, refused: true });
+      return;
+    }
     const s = new wasm.Session(), total = files.reduce((n, f) => n + f.size, 0);
     let read = 0, last = 0; // bytes of the files done
     const progress = (file, done) => {
@@ -184,6 +193,15 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
   } finally {
     pool?.stop();
   }
+}
+
+// What check_fits needs of each file before it is read: its path, size, first 2 bytes and last 4 (a gzip file's
+// magic and ISIZE trailer).
+function describe(files, paths) {
+  const bytes = async (blob) => [...new Uint8Array(await blob.arrayBuffer())];
+  return Promise.all(files.map(async (f, i) => ({
+    path: paths[i], size: f.size, head: await bytes(f.slice(0, 2)), tail: f.size >= 6 ? await bytes(f.slice(f.size - 4)) : [],
+  })));
 }
 
 // A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the

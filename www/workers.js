@@ -1,8 +1,9 @@
 // The page's side of its workers (worker.js): the standby worker, made ready while the page waits for files, and
-// requests to a worker that holds traces (the one trace's, or the Diff mode's two runs) with their answers. A
-// query parameter of the page's URL goes to every worker (readOptions): ?helpers=N, how many parse helpers a
+// requests to a worker that holds traces (the one trace's, or the Diff mode's two runs) with their answers. Two
+// query parameters of the page's URL go to every worker (readOptions): ?helpers=N, how many parse helpers a
 // reading worker starts (default one per core, at most 6; 0: none, files are parsed one after another in the
-// reading worker), for measurements.
+// reading worker), for measurements; ?memory-limit=SIZE (64M, 1.5G…), a lower memory limit than wasm32's 4 GiB
+// for the check before reading, for tests.
 // A holder of traces: {worker, pending: Map(id → {ok, fail})}; its worker's messages with an id go to answered().
 import { platform, wasmModule } from './platform.js';
 
@@ -14,11 +15,11 @@ let standby = null;
 let reading = () => false; // whether a trace is being read (setReadingCheck): the next standby waits until not
 let requests = 0;
 
-/** What the page's URL asks of reading workers: {helpers: number | null} (see above). */
+/** What the page's URL asks of reading workers: {helpers: number | null, limit: text} (see above). */
 export function readOptions() {
   const q = new URLSearchParams(location.search);
   const n = q.get('helpers');
-  return { helpers: n !== null && /^\d+$/.test(n.trim()) ? Number(n) : null };
+  return { helpers: n !== null && /^\d+$/.test(n.trim()) ? Number(n) : null, limit: q.get('memory-limit') ?? '' };
 }
 
 /** How takeWorker learns whether a trace is being read (app.js: a parse job, or the Diff mode reading its runs). */

@@ -1,8 +1,9 @@
 // Browser end-to-end tests: headless Chromium drives the built page (dist/, made by www/build.sh).
 // Screenshots go to tests/e2e/out/ (CI artifact). Shared setup and checks: setup.js and harness.js.
-// This file: the files of a drop spread over the parse helpers (?helpers=N).
+// This file: the files of a drop spread over the parse helpers (?helpers=N), and the refusal before reading of
+// a drop that would not fit in the page's memory (?memory-limit=SIZE lowers the limit for the test).
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, writeFileSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { cliInfo, grouped, readPage, repoRoot, screenshot, waitDone } from './harness.js';
@@ -57,4 +58,59 @@ test('(ae) the ranks of a folder are parsed on every helper, and the page shows 
   }
   assert.deepEqual(seen[1], seen[0], 'one helper shows what the reading worker alone shows');
   assert.deepEqual(seen[2], seen[0], 'two helpers show what the reading worker alone shows');
+});
+
+/** A sparse file of `size` bytes whose first bytes are `head` and last bytes `tail` (nothing else written). */
+function sparse(file, size, head = [], tail = []) {
+  const fd = openSync(file, 'w');
+  try {
+    writeSync(fd, Buffer.from(tail), 0, tail.length, size - tail.length);
+    if (head.length) writeSync(fd, Buffer.from(head), 0, head.length, 0);
+  } finally {
+    closeSync(fd);
+  }
+}
+const le32 = (n) => [n & 255, (n >>> 8) & 255, (n >>> 16) & 255, (n >>> 24) & 255];
+
+test('(af) a drop that would not fit in memory is refused before it is read, with its sizes, the limit and what to do', async () => {
+  // under the real 4 GiB: eight gzip files whose trailers say they inflate to 3.5 GiB each (sparse: 4 MiB on paper)
+  const dir = path.join(tmp, 'huge');
+  mkdirSync(dir);
+  for (let i = 0; i < 8; i++) sparse(path.join(dir, `rank${i}.json.gz`), 4 << 20, [0x1f, 0x8b, 8], le32(7 * 2 ** 29));
+  const page = await open();
+  await page.setInputFiles('#folder', dir);
+  let shown = await waitDone(page);
+  assert.match(shown.error, /^Not opened: these 8 files \(32 MiB, at least 28 GiB once inflated\) would need about [\d.]+ GiB of memory in this page, more than the 4 GiB a browser lets a page's WebAssembly memory grow to\. Nothing was read\. /);
+  assert.match(shown.error, /kinetoscope analyze DIR --out OUT/);
+  assert.match(shown.error, /or open fewer ranks at a time\.( About \d+ of these files fit at a time\.)?$/);
+  assert.equal(shown.overviewVisible, false);
+  assert.equal(await page.evaluate(() => document.getElementById('progress').value), 0, 'no progress: nothing was read');
+  assert.equal(await page.evaluate(() => window.__kinetoscopeStats), undefined, 'no trace was read');
+  await screenshot(page, 'af-refused');
+
+  // the page still opens what fits
+  await page.setInputFiles('#file', path.join(testdata, 'diff', 'ranks', 'rank0.json'));
+  shown = await waitDone(page);
+  assert.equal(shown.error, null);
+  assert.ok(shown.overviewVisible);
+  assertClean(page);
+  await page.close();
+
+  // a lower limit (?memory-limit=, for tests): a plain file of 300 MiB and a gzip one, counted at their sizes
+  const low = path.join(tmp, 'low');
+  mkdirSync(low);
+  sparse(path.join(low, 'big.json'), 300 << 20, [0x7b, 0x0a], [0x7d, 0x0a]);
+  sparse(path.join(low, 'small.json.gz'), 10 << 20, [0x1f, 0x8b, 8], le32(1 << 30));
+  const limited = await open(`${server.url}?memory-limit=100M`);
+  await limited.setInputFiles('#folder', low);
+  shown = await waitDone(limited);
+  assert.match(shown.error, /^Not opened: these 2 files \(310 MiB, at least 1\.3 GiB once inflated\) would need about [\d.]+ [MG]iB of memory in this page, more than the 100 MiB limit set by \?memory-limit\. Nothing was read\./);
+  assert.equal(await limited.evaluate(() => document.getElementById('progress').value), 0, 'no progress: nothing was read');
+  // a limit that is not a size is said so
+  const bad = await open(`${server.url}?memory-limit=lots`);
+  await bad.setInputFiles('#file', path.join(testdata, 'diff', 'ranks', 'rank0.json'));
+  shown = await waitDone(bad);
+  assert.equal(shown.error, '?memory-limit=lots: expected a size such as 64M, 1.5G or 1000000 (bytes)');
+  await limited.close();
+  await bad.close();
 });
