@@ -2,13 +2,18 @@
 //! no DOM code here except handing a canvas to plotters. Errors become JS exceptions carrying
 //! the same message the CLI prints; nothing here unwraps input-derived data.
 //!
-//! In the Web Worker: `new Session()`, then per file `begin_file(name, size)`, `push(chunk)`…,
-//! `end_file()` (a Recorder trace folder's files, as `plan_files(paths)` tells them:
-//! `add_folder_file(folder, name, bytes)` each, then `end_folders()`), and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
+//! In the Web Worker: `check_fits(files_json, limit)` first (whether the drop fits in memory; see
+//! there), `new Session()`, then per file `begin_file(name, size, at)`, `push(chunk)`…,
+//! `end_file()` (`at`: the file's place among those dropped; the trace is assembled in that
+//! order, whatever order the files end in), or a helper worker reads the file whole with a
+//! `WholeFile` (`new WholeFile(name, size)`, `push(chunk)`…, `finish()` → the encoded rank) and
+//! the reading worker takes its result with `add_rank(at, name, bytes)`; a Recorder trace
+//! folder's files, as `plan_files(paths)` tells them: `add_folder_file(folder, name, bytes)`
+//! each, then `end_folders()`; and `finish()` → the overview JSON (identical to `kinetoscope info --json`). The
 //! session keeps the trace: `run_analysis(name, params_json, ranks_text, hta)` → the run's JSON
 //! (`page.rs` documents it), `report_file(analysis, name)` → a file that run produced.
 //! Large files are read by several workers (see `read::blocks`): `begin_file_split(name, size,
-//! block_bytes)` instead of `begin_file`, then `push` the first bytes. If `reads_ranges()` is then
+//! block_bytes, at)` instead of `begin_file`, then `push` the first bytes. If `reads_ranges()` is then
 //! true (an uncompressed Chrome-trace file), stop pushing: `take_block()` gives range jobs, whose
 //! `job_range(job)` = `[start, end]` tells which bytes a helper worker reads (from `start` to a
 //! little past `end`) and passes to `parse_range(name, job, bytes, at_eof)` (`undefined`: read
@@ -31,7 +36,7 @@ use wasm_bindgen::prelude::*;
 
 use crate::analysis::overview::{overview, Overview};
 use crate::chart::draw::Style;
-use crate::model::RankTrace;
+use crate::page::pool::{InOrder, WholeFile as WholeFileReader, AFTER_FILES};
 use crate::page::Workspace;
 use crate::read::{assemble, FileReader};
 use crate::table::Chart;
@@ -64,9 +69,11 @@ pub fn wasm_memory_bytes() -> f64 {
 #[wasm_bindgen]
 #[derive(Default)]
 pub struct Session {
-    done: Vec<RankTrace>,
+    done: InOrder,
     folders: crate::page::folders::Folders,
+    /// The file being read here, and its place among those dropped.
     current: Option<FileReader>,
+    at: u32,
     workspace: Option<Workspace>,
     /// Blocks of the current split file not yet handed out by `take_block`.
     blocks: std::collections::VecDeque<Vec<u8>>,
@@ -146,6 +153,60 @@ impl JobStream {
     }
 }
 
+/// A whole file read by a helper worker for the reading worker's `Session.add_rank`:
+/// `new WholeFile(name, size)`, `push(chunk)`… (the file's bytes in order), `finish()` → the
+/// encoded rank. Errors are those of a `Session` reading the file.
+#[wasm_bindgen]
+pub struct WholeFile {
+    reader: WholeFileReader,
+}
+
+#[wasm_bindgen]
+impl WholeFile {
+    /// For the file `name` of `size` bytes.
+    #[wasm_bindgen(constructor)]
+    pub fn new(name: &str, size: f64) -> WholeFile {
+        let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
+        WholeFile { reader: WholeFileReader::new(name, size) }
+    }
+
+    /// The next chunk of the file.
+    pub fn push(&mut self, chunk: &[u8]) -> Result<(), JsValue> {
+        self.reader.push(chunk).map_err(err)
+    }
+
+    /// Bytes of the file consumed so far.
+    pub fn bytes_consumed(&self) -> f64 {
+        self.reader.bytes_consumed() as f64
+    }
+
+    /// After the last chunk: the encoded rank for `Session.add_rank`.
+    pub fn finish(self) -> Result<Vec<u8>, JsValue> {
+        self.reader.finish().map_err(err)
+    }
+}
+
+/// Whether the files of a drop fit in this instance's memory (`page::budget`), before any is
+/// read: `files_json` is `[{path, size, head, tail}]` (head: the first 2 bytes, tail: the last
+/// 4, as arrays of numbers), `limit` a size such as `64M` that replaces the 4 GiB limit (the
+/// page's `?memory-limit=`, for tests), empty for none. Returns the estimate as JSON: `{files,
+/// input_bytes, content_bytes, gzip_files, in_use_bytes, need_bytes, limit_bytes, fits,
+/// message}` (`message`: the refusal to show when it does not fit).
+#[wasm_bindgen]
+pub fn check_fits(files_json: &str, limit: &str) -> Result<String, JsValue> {
+    use crate::page::budget::{estimate, parse_size, Dropped, WASM32_MEMORY};
+    let files: Vec<Dropped> = serde_json::from_str(files_json).map_err(err)?;
+    let set = match limit.trim() {
+        "" => None,
+        text => Some(
+            parse_size(text).ok_or_else(|| err(format!("?memory-limit={text}: expected a size such as 64M, 1.5G or 1000000 (bytes)")))?,
+        ),
+    };
+    let in_use = core::arch::wasm32::memory_size(0) as u64 * 65536;
+    let e = estimate(&files, in_use, set.unwrap_or(WASM32_MEMORY).min(WASM32_MEMORY), set.is_some());
+    serde_json::to_string(&e).map_err(err)
+}
+
 /// The error of a block or job of the file `name` that could not be parsed.
 fn block_err(name: &str, e: impl std::fmt::Display) -> JsValue {
     err(format!("{name}: could not parse a block of events: {e}"))
@@ -163,15 +224,22 @@ impl Session {
         Session::default()
     }
 
-    /// Starts the next file (`size` in bytes, for progress and table sizing).
-    pub fn begin_file(&mut self, name: &str, size: f64) -> Result<(), JsValue> {
-        self.open_reader(name, size, None)
+    /// Starts the file at place `at` among those dropped (`size` in bytes, for progress and
+    /// table sizing).
+    pub fn begin_file(&mut self, name: &str, size: f64, at: u32) -> Result<(), JsValue> {
+        self.open_reader(name, size, None, at)
     }
 
-    /// Starts the next file, to be read by several workers in blocks of about `block_bytes`
-    /// (range jobs if it is an uncompressed Chrome-trace file: see `reads_ranges`).
-    pub fn begin_file_split(&mut self, name: &str, size: f64, block_bytes: u32) -> Result<(), JsValue> {
-        self.open_reader(name, size, Some(block_bytes as usize))
+    /// Starts the file at place `at`, to be read by several workers in blocks of about
+    /// `block_bytes` (range jobs if it is an uncompressed Chrome-trace file: see `reads_ranges`).
+    pub fn begin_file_split(&mut self, name: &str, size: f64, block_bytes: u32, at: u32) -> Result<(), JsValue> {
+        self.open_reader(name, size, Some(block_bytes as usize), at)
+    }
+
+    /// The rank of the file `name` at place `at`, read whole by a helper worker (`WholeFile`'s
+    /// `finish`). Any order; the trace is assembled in file order.
+    pub fn add_rank(&mut self, at: u32, name: &str, bytes: &[u8]) -> Result<(), JsValue> {
+        self.done.put_encoded(at, name, bytes).map_err(err)
     }
 
     /// Whether the current split file is read as range jobs: then pushing more is not needed.
@@ -220,7 +288,7 @@ impl Session {
     /// Ends the current file.
     pub fn end_file(&mut self) -> Result<(), JsValue> {
         let r = self.current.take().ok_or_else(|| err("end_file called before begin_file"))?;
-        self.done.push(r.finish().map_err(err)?);
+        self.done.put(self.at, r.finish().map_err(err)?);
         Ok(())
     }
 
@@ -238,7 +306,7 @@ impl Session {
     /// be read as JSON `[{"file": folder, "message": text}]`.
     pub fn end_folders(&mut self) -> String {
         let (ranks, failed) = std::mem::take(&mut self.folders).finish();
-        self.done.extend(ranks);
+        self.done.extend_after_files(ranks);
         let failed: Vec<serde_json::Value> = failed.into_iter().map(|(f, m)| serde_json::json!({ "file": f, "message": m })).collect();
         serde_json::Value::from(failed).to_string()
     }
@@ -246,7 +314,7 @@ impl Session {
     /// Assembles the files read so far into one trace, keeps it for `run_analysis` and returns
     /// its overview as JSON.
     pub fn finish(&mut self) -> Result<String, JsValue> {
-        let trace = assemble(std::mem::take(&mut self.done));
+        let trace = assemble(std::mem::take(&mut self.done).into_ranks());
         let json = serde_json::to_string(&overview(&trace)).map_err(err)?;
         self.workspace = Some(Workspace::new(trace));
         Ok(json)
@@ -291,10 +359,14 @@ impl Session {
 
 impl Session {
     /// The reader of the next file (one reader only: it reserves the event table for `size`).
-    fn open_reader(&mut self, name: &str, size: f64, block_bytes: Option<usize>) -> Result<(), JsValue> {
+    fn open_reader(&mut self, name: &str, size: f64, block_bytes: Option<usize>, at: u32) -> Result<(), JsValue> {
         if self.current.is_some() {
             return Err(err("begin_file called twice without end_file"));
         }
+        if at == AFTER_FILES {
+            return Err(err(format!("begin_file: place {at} is out of range")));
+        }
+        self.at = at;
         let size = (size.is_finite() && size >= 0.0).then_some(size as u64);
         self.current = Some(match block_bytes {
             Some(b) => match size {

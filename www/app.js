@@ -12,7 +12,7 @@ import { Num } from './report.js';
 import { mainWasm, wasmModule } from './platform.js';
 import { hashState, message, setBusy, setState, showError, showProgress, showStatus } from './page-state.js';
 import { clearOutput, render, showDashboard } from './overview.js';
-import { answered, ask, prepareStandby, setReadingCheck, takeWorker } from './workers.js';
+import { answered, ask, prepareStandby, readOptions, setReadingCheck, takeWorker } from './workers.js';
 import { listenForFiles, loadSample } from './files.js';
 import { chooseSide, dropPair, listenForDiffMode, readingPair, setMode } from './diff-mode.js';
 import { buildTabs, listenForTabs, openView, openedViews } from './panels.js';
@@ -59,7 +59,10 @@ async function run(files, paths = files.map((f) => f.name)) {
       const ms = finish(current, true);
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
       // and whether it was the standby worker, prepared before the file came
-      window.__kinetoscopeStats = { parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks, prepared: data.prepared };
+      window.__kinetoscopeStats = {
+        parseMs: ms, wasmMemoryBytes: data.wasmMemoryBytes, blocks: data.blocks, wholeFiles: data.wholeFiles, helpers: data.helpers,
+        prepared: data.prepared,
+      };
       const failed = data.failed ?? [];
       showStatus(`Read ${current.files - failed.length} file${current.files - failed.length === 1 ? '' : 's'} in ${ms} ms.`);
       let list = [], diffOptions = null;
@@ -104,7 +107,7 @@ async function run(files, paths = files.map((f) => f.name)) {
     showError(`The parse worker failed: ${e.message || 'it could not start'}`);
   };
   // kinetoscopeSplit ({min, block} in bytes): when files are read by several workers (tests and benchmarks)
-  worker.postMessage({ type: 'parse', module, files, paths, split: globalThis.kinetoscopeSplit ?? null });
+  worker.postMessage({ type: 'parse', module, files, paths, split: globalThis.kinetoscopeSplit ?? null, ...readOptions() });
 }
 
 // Ends the parse job; the worker stays when it now holds the trace. Returns how long it ran, in ms.

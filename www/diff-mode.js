@@ -10,7 +10,7 @@ import { mainWasm, wasmModule } from './platform.js';
 import { hashState, message, setBusy, setHash, setState, showError, showProgress, showStatus } from './page-state.js';
 import { parseOverview } from './overview.js';
 import { byPath, picked } from './files.js';
-import { answered, ask, takeWorker } from './workers.js';
+import { answered, ask, readOptions, takeWorker } from './workers.js';
 
 const SIDES = ['control', 'test'];
 const chosen = { control: null, test: null }; // per side: {files: File[], paths: string[]}
@@ -88,7 +88,7 @@ async function loadPair() {
   const read = (slot) => {
     const { files: list, paths } = files[slot];
     showProgress({ slot, file: list[0]?.name ?? '', done: 0, total: list.reduce((n, f) => n + f.size, 0) });
-    worker.postMessage({ type: 'parse', module, files: list, paths, slot, split: globalThis.kinetoscopeSplit ?? null });
+    worker.postMessage({ type: 'parse', module, files: list, paths, slot, split: globalThis.kinetoscopeSplit ?? null, ...readOptions() });
   };
   worker.onmessage = ({ data }) => {
     if (pair !== p) return;

@@ -127,6 +127,9 @@ export async function showDashboard(ask, open) {
   try {
     const [answer, mod] = await Promise.all([ask({ type: 'dashboard' }), mainWasm]);
     if (run !== dashboardRun) return;
+    // for benchmarks: the reading worker's wasm memory once the dashboard's analyses ran, and their time (app.js
+    // sets the others)
+    if (window.__kinetoscopeStats) Object.assign(window.__kinetoscopeStats, { overviewWasmMemoryBytes: answer.wasmMemoryBytes, dashboardMs: answer.ms });
     const { html, charts } = parseExact(answer.json);
     body.innerHTML = html;
     for (const a of body.querySelectorAll('a[data-panel]')) {

@@ -1,10 +1,13 @@
 // The parse helpers of the reading worker (worker.js), two sides of one protocol:
-//   the pool (startHelpers, run by the reading worker): helper workers, one per core, each with its own wasm
-//     instance, given up to PER_HELPER jobs at a time; the other jobs wait in a queue;
-//   the helper (helperInit, parseBlock, parseRange, run by each helper worker): parses a block of content, or reads
-//     a byte range of the File itself (File.slice) and parses it.
+//   the pool (startHelpers, run by the reading worker): helper workers, one per core (or as many as the page's
+//     ?helpers=N asks), each with its own wasm instance, given up to PER_HELPER jobs at a time; the other jobs wait
+//     in a queue, in the order they came;
+//   the helper (helperInit, parseBlock, parseRange, parseWhole, run by each helper worker): parses a block of
+//     content, or reads a byte range of the File itself (File.slice) and parses it, or reads a whole File (a small
+//     file of a drop of several: a whole-file job) and returns its rank, encoded.
 // A helper is worker.js again (started from the reading worker's own script URL), told {type:'helper'}; worker.js
-// passes the helper messages ({type:'helper' | 'block' | 'range'}) here. Also here: chunks() and text(), which both
+// passes the helper messages ({type:'helper' | 'block' | 'range' | 'whole'}) here. A helper whose wasm instance
+// traps (a Rust panic, or out of memory) says so (fatal) and closes: the pool gives it no more jobs. Also here: chunks() and text(), which both
 // sides use. No analysis here (STYLE A7): bytes in, Rust's partial results out.
 // Single-file build: www/build.sh inlines this module into the worker's text (the `worker-src` script) ahead of
 // worker.js, in its own scope, with the import line below swapped for the no-modules glue as in worker.js, so the
@@ -16,6 +19,7 @@ export const text = (e) => (typeof e === 'string' ? e : String(e?.message ?? e))
 
 const RANGE_MARGIN = 256 << 10; // read past a range job's end, where its block's last event usually ends
 const HELPERS = Math.max(1, Math.min(navigator.hardwareConcurrency || 2, 6));
+const MAX_HELPERS = 16; // the most ?helpers=N starts
 const PER_HELPER = 2;
 
 // Chunks as File.stream() gives them, the next read already under way while one is pushed.
@@ -29,12 +33,18 @@ export async function* chunks(file) {
   }
 }
 
+/** How many helpers to start: `wanted` (the page's ?helpers=N, a number or null) if given, else one per core (at
+ * most 6). 0: none, every file is parsed in the reading worker. */
+export const helperCount = (wanted) => (Number.isInteger(wanted) && wanted >= 0 ? Math.min(wanted, MAX_HELPERS) : HELPERS);
+
 // Helper workers (this script again), each given up to PER_HELPER jobs at a time; the others wait in a queue.
-export async function startHelpers(module) {
+// `wanted`: see helperCount. Resolves to null when there are none.
+export async function startHelpers(module, wanted = null) {
   const type = typeof wasm_bindgen === 'undefined' ? 'module' : 'classic'; // the single-file build is classic
-  const helpers = [];
+  const helpers = [], count = helperCount(wanted);
+  if (count === 0) return null;
   try {
-    for (let i = 0; i < HELPERS; i++) helpers.push(new Worker(self.location.href, { type }));
+    for (let i = 0; i < count; i++) helpers.push(new Worker(self.location.href, { type }));
   } catch (e) {
     for (const h of helpers) h.terminate();
     console.warn('parse helpers unavailable, parsing in one worker:', e);
@@ -77,6 +87,10 @@ export async function startHelpers(module) {
       const job = slot.jobs.get(data.id);
       if (job) job.data = data;
       settle(slot, data.id, data.type === 'parsed' ? null : new Error(data.message));
+      if (data.fatal) { // its wasm instance trapped and it closed: its other jobs fail, it takes no more
+        slot.dead = true;
+        for (const id of [...slot.jobs.keys()]) settle(slot, id, new Error(data.message));
+      }
       pump();
     };
     slot.h.onerror = (e) => { // the helper is gone: its jobs fail and it takes no more; wake whoever waits in below()
@@ -98,6 +112,8 @@ export async function startHelpers(module) {
     parse: (name, block) => submit({ type: 'block', name, block }, [block.buffer]),
     // a range job, read and parsed by the helper (parse_range): resolves to {partial}
     parseRange: (file, job, [start, end]) => submit({ type: 'range', file, job, start, end }, [job.buffer]),
+    // a whole-file job, read and parsed by the helper (parseWhole): resolves to {partial} (the encoded rank)
+    parseWhole: (file) => submit({ type: 'whole', file }, []),
     // resolves once at most n blocks are queued or being parsed
     below: async (n) => { while (inFlight > n) await new Promise((w) => waiters.push(w)); },
     stop: () => { for (const h of live) h.terminate(); },
@@ -118,7 +134,31 @@ export function parseBlock({ id, name, block }) {
     const partial = wasm.parse_block(name, block);
     self.postMessage({ type: 'parsed', id, partial, block }, [partial.buffer, block.buffer]);
   } catch (e) {
-    self.postMessage({ type: 'block-failed', id, message: text(e) });
+    failed(id, e);
+  }
+}
+
+// A job that failed: its error; a trap leaves this helper's wasm instance unusable, so it says so and closes.
+function failed(id, e) {
+  const fatal = e instanceof WebAssembly.RuntimeError;
+  self.postMessage({ type: 'block-failed', id, message: fatal ? `a parse helper crashed: ${text(e)} (details in the browser console)` : text(e), fatal });
+  if (fatal) self.close();
+}
+
+// A whole-file job: the File read from start to end and parsed by this helper's own reader, as the reading worker
+// would (gzip inflated here); the encoded rank goes back (Session.add_rank).
+export async function parseWhole({ id, file }) {
+  let reader = null;
+  try {
+    reader = new wasm.WholeFile(file.name, file.size);
+    for await (const chunk of chunks(file)) reader.push(chunk);
+    const done = reader;
+    reader = null;
+    const partial = done.finish();
+    self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
+  } catch (e) {
+    if (!(e instanceof WebAssembly.RuntimeError)) reader?.free(); // a trapped instance is left alone
+    failed(id, e);
   }
 }
 
@@ -130,7 +170,7 @@ export async function parseRange({ id, file, job, start, end }) {
     const partial = wasm.job_to_end(job) ? await streamToEnd(file, job, start) : await readRange(file, job, start, end);
     self.postMessage({ type: 'parsed', id, partial }, [partial.buffer]);
   } catch (e) {
-    self.postMessage({ type: 'block-failed', id, message: text(e) });
+    failed(id, e);
   }
 }
 

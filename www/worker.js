@@ -2,11 +2,14 @@
 // trace and runs analyses on request. No analysis here (STYLE A7): it passes text in and JSON out. A worker
 // holds one trace (slot 'trace'), or in Diff mode two (slots 'control' and 'test'); cancel or new traces = the
 // page terminates it.
-// In:  {type:'prepare', module, warm: bool}   (optional, before the first parse: see prepare())
-//      {type:'parse', module: WebAssembly.Module, files: File[], paths?: string[], slot?, split?: {min, block}}
+// In:  {type:'prepare', module, warm: bool, helpers?}   (optional, before the first parse: see prepare())
+//      {type:'parse', module: WebAssembly.Module, files: File[], paths?: string[], slot?, split?: {min, block},
+//        helpers?, limit?}
 //        (paths: where each file was in what was dropped or picked (default: its name), which tells the files of a
 //        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: other SPLIT_MIN /
-//        BLOCK_BYTES, for tests and benchmarks)
+//        BLOCK_BYTES, for tests and benchmarks; helpers: how many parse helpers (the page's ?helpers=N; default one
+//        per core, at most 6; 0 = none); limit: a memory limit lower than wasm32's 4 GiB (the page's
+//        ?memory-limit=SIZE, for tests))
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
 //      {type:'export', id, format: pprof|folded|speedscope|chrome, params: {measure, range}, ranks: text}
@@ -16,20 +19,26 @@
 //      {type:'diff', id, pair: bool, params: {name: text}, control_ranks: text, test_ranks: text, hta: bool}
 //        (pair: slots 'control' and 'test'; else the 'trace' slot on both sides, a rank set against the others)
 //      {type:'helper', module} then {type:'block', id, name, block: Uint8Array} | {type:'range', id, file: File,
-//        job: Uint8Array, start, end}   (a parse helper, see below)
+//        job: Uint8Array, start, end} | {type:'whole', id, file: File}   (a parse helper, see below)
 // Out: {type:'progress', slot, file, done, total} (bytes over the slot's files) | {type:'result', slot, json, failed: [{file, message}],
-//      wasmMemoryBytes, blocks, prepared} | {type:'error', slot, message}             (parse)
-//      {type:'report', id, json, ms} | {type:'file', id, bytes: Uint8Array, name?} | {type:'failed', id, message}
+//      wasmMemoryBytes, blocks, wholeFiles, helpers, prepared} | {type:'error', slot, message, refused?}   (parse;
+//      refused: the files would not fit in memory, nothing was read)
+//      {type:'report', id, json, ms, wasmMemoryBytes? (dashboard)} | {type:'file', id, bytes: Uint8Array, name?} | {type:'failed', id, message}
 //      {type:'prepared'}   (the standby is ready)
-//      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message}
+//      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message, fatal?}
 //        (helper)
-// Files of SPLIT_MIN bytes or more are parsed by helpers: copies of this script started by this worker (one per
-// core), each with its own wasm instance. An uncompressed Chrome trace is cut into byte ranges that each helper reads
-// (File.slice) and parses; a gzip file is inflated here and handed out as blocks of content. This worker merges the
-// results in file order (Rust `read::blocks`). Where helpers cannot start (no nested workers), the file is parsed
-// here alone. The helper pool and what a helper does are in parse-helpers.js; here, readSplit() hands out the jobs.
+// Before reading, Rust's check_fits estimates the memory the files need from their sizes (and a gzip file's trailer):
+// a drop that would not fit is refused, nothing read. Files of SPLIT_MIN bytes or more are parsed by helpers: copies
+// of this script started by this worker (one per core), each with its own wasm instance. An uncompressed Chrome
+// trace is cut into byte ranges that each helper reads (File.slice) and parses; a gzip file is inflated here and
+// handed out as blocks of content. This worker merges the results in file order (Rust `read::blocks`). When several
+// trace files are dropped, each smaller one is a whole-file job: a helper reads the File itself (inflating a gzip
+// file itself) and sends back its rank, encoded; so the ranks of a folder are parsed on every core. Rust keeps every
+// rank at its file's place (Session.add_rank), so the trace is the one a one-by-one read gives. Where helpers cannot
+// start (no nested workers, or ?helpers=0), every file is parsed here, one after another. The helper pool and what a
+// helper does are in parse-helpers.js; here, readSplit() and parseWhole jobs hand out the work.
 import init, * as wasm from './pkg/kinetoscope.js'; // www/build.sh swaps this line for the no-modules glue in the single-file build
-import { chunks, helperInit, parseBlock, parseRange, startHelpers, text } from './parse-helpers.js'; // the single-file build inlines it (www/build.sh)
+import { chunks, helperCount, helperInit, parseBlock, parseRange, parseWhole, startHelpers, text } from './parse-helpers.js'; // the single-file build inlines it (www/build.sh)
 
 const sessions = {}; // slot -> wasm Session, once its files are read
 let prepared = null; // after {type:'prepare'}: resolves to the helpers (or null), the wasm instance ready
@@ -50,6 +59,7 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'helper') helperInit(data.module);
   else if (data.type === 'block') parseBlock(data);
   else if (data.type === 'range') parseRange(data);
+  else if (data.type === 'whole') parseWhole(data);
   else if (data.type === 'run') answer(data.id, () => {
     const t0 = performance.now();
     const json = session('trace').run_analysis(data.analysis, JSON.stringify(data.params ?? {}), data.ranks ?? '', !!data.hta);
@@ -58,7 +68,7 @@ self.onmessage = ({ data }) => {
   else if (data.type === 'dashboard') answer(data.id, () => {
     const t0 = performance.now();
     const json = session('trace').dashboard();
-    return { type: 'report', json, ms: Math.round(performance.now() - t0) };
+    return { type: 'report', json, ms: Math.round(performance.now() - t0), wasmMemoryBytes: wasm.wasm_memory_bytes() };
   });
   else if (data.type === 'save') answer(data.id, () => {
     const t0 = performance.now();
@@ -102,13 +112,20 @@ function answer(id, work) {
   self.postMessage({ ...out, id }, transfer);
 }
 
-async function parse({ module, files, paths, slot = 'trace', split }) {
+async function parse({ module, files, paths, slot = 'trace', split, helpers = null, limit = '' }) {
   const splitMin = split?.min ?? SPLIT_MIN, blockBytes = split?.block ?? BLOCK_BYTES;
-  let pool = null, blocks = 0, ready = null;
+  let pool = null, blocks = 0, wholeFiles = 0, ready = null;
   try {
     await init({ module_or_path: module });
+    paths ??= files.map((f) => f.name);
+    // refuse before reading what would not fit in this instance's memory (Rust's estimate and message)
+    const fit = JSON.parse(wasm.check_fits(JSON.stringify(await describe(files, paths)), limit ?? ''));
+    if (!fit.fits) {
+      self.postMessage({ type: 'error', slot, message: fit.message, refused: true });
+      return;
+    }
     const s = new wasm.Session(), total = files.reduce((n, f) => n + f.size, 0);
-    let before = 0, last = 0;
+    let read = 0, last = 0; // bytes of the files done
     const progress = (file, done) => {
       if (performance.now() - last > 100) {
         last = performance.now();
@@ -119,39 +136,58 @@ async function parse({ module, files, paths, slot = 'trace', split }) {
     prepared = null;
     pool = ready ? await ready.catch(() => null) : null;
     // which files are traces of their own and which belong to a trace folder (read whole, decoded together)
-    const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths ?? files.map((f) => f.name))));
-    if (!pool && files.some((f, i) => roles[i].role === 'trace' && f.size >= splitMin)) pool = await startHelpers(module);
+    const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths)));
+    const traces = roles.filter((r) => r.role === 'trace').length;
+    if (!pool && helperCount(helpers) > 0 && files.some((f, i) => roles[i].role === 'trace' && (f.size >= splitMin || traces > 1))) {
+      pool = await startHelpers(module, helpers);
+    }
     // a file that cannot be read is left out with its error, and the others open (all failing: the error)
-    const failed = [];
+    const failed = new Map(); // file index → {file, message}
+    const jobs = []; // whole-file jobs under way
     let units = 0; // trace files and folders
     for (const [i, file] of files.entries()) {
       const role = roles[i];
       if (role.role !== 'trace') {
         if (role.role === 'recorder') s.add_folder_file(role.folder, role.name, new Uint8Array(await file.arrayBuffer()));
-        before += file.size;
-        progress(file.name, before);
+        progress(file.name, read += file.size);
         continue;
       }
       units++;
+      if (pool && file.size < splitMin && traces > 1) { // a helper reads it whole; its rank comes back encoded
+        wholeFiles++;
+        jobs.push(pool.parseWhole(file)
+          .then(({ partial }) => s.add_rank(i, file.name, partial))
+          .catch((e) => {
+            if (e instanceof WebAssembly.RuntimeError) throw e; // a trap here: the instance is unusable
+            failed.set(i, { file: file.name, message: text(e) });
+          })
+          .finally(() => progress(file.name, read += file.size)));
+        continue;
+      }
       try {
-        if (pool && file.size >= splitMin) blocks += await readSplit(s, file, pool, blockBytes, (done) => progress(file.name, before + done));
-        else await readHere(s, file, () => progress(file.name, before + s.bytes_consumed()));
+        if (pool && file.size >= splitMin) blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
+        else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) throw e; // a trap: the instance is unusable
         s.drop_file();
-        failed.push({ file: file.name, message: text(e) });
+        failed.set(i, { file: file.name, message: text(e) });
       }
-      before += file.size;
+      read += file.size;
     }
+    await Promise.all(jobs);
+    const failures = [...failed.keys()].sort((a, b) => a - b).map((i) => failed.get(i)); // in file order
     if (roles.some((r) => r.role === 'recorder')) {
       units += new Set(roles.filter((r) => r.role === 'recorder').map((r) => r.folder)).size;
-      failed.push(...JSON.parse(s.end_folders()));
+      failures.push(...JSON.parse(s.end_folders()));
     }
-    if (failed.length === units) throw new Error(failed.map((f) => f.message).join('\n') || 'No trace among the files.');
+    if (failures.length === units) throw new Error(failures.map((f) => f.message).join('\n') || 'No trace among the files.');
     self.postMessage({ type: 'progress', slot, file: '', done: total, total });
     const json = s.finish();
     sessions[slot] = s;
-    self.postMessage({ type: 'result', slot, json, failed, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks, prepared: !!ready });
+    self.postMessage({
+      type: 'result', slot, json, failed: failures, wasmMemoryBytes: wasm.wasm_memory_bytes(), blocks, wholeFiles,
+      helpers: pool?.size ?? 0, prepared: !!ready,
+    });
   } catch (e) {
     self.postMessage({ type: 'error', slot, message: text(e) });
   } finally {
@@ -159,14 +195,23 @@ async function parse({ module, files, paths, slot = 'trace', split }) {
   }
 }
 
+// What check_fits needs of each file before it is read: its path, size, first 2 bytes and last 4 (a gzip file's
+// magic and ISIZE trailer).
+function describe(files, paths) {
+  const bytes = async (blob) => [...new Uint8Array(await blob.arrayBuffer())];
+  return Promise.all(files.map(async (f, i) => ({
+    path: paths[i], size: f.size, head: await bytes(f.slice(0, 2)), tail: f.size >= 6 ? await bytes(f.slice(f.size - 4)) : [],
+  })));
+}
+
 // A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the
 // reader's compiled code optimised by reading a generated trace (Rust `page::warm_up`), so that the first trace does
 // not run the browser's first-tier code. The helpers come first: this worker's event loop loads their scripts, so
 // the warm-up would hold them back. The warm-up runs in short rounds and stops when a file comes, so that the file
 // waits for one round at most (its own jobs make the code hot from there).
-async function prepare({ module, warm }) {
+async function prepare({ module, warm, helpers = null }) {
   await init({ module_or_path: module });
-  const pool = await startHelpers(module);
+  const pool = await startHelpers(module, helpers);
   for (let round = 0; warm && round < WARM_UP_ROUNDS; round++) {
     await new Promise((later) => setTimeout(later, 0)); // lets a waiting parse message in
     if (fileWaiting) break;
@@ -180,8 +225,8 @@ async function prepare({ module, warm }) {
   return pool;
 }
 
-async function readHere(s, file, progress) {
-  s.begin_file(file.name, file.size);
+async function readHere(s, at, file, progress) {
+  s.begin_file(file.name, file.size, at);
   for await (const chunk of chunks(file)) {
     s.push(chunk);
     progress();
@@ -194,8 +239,8 @@ async function readHere(s, file, progress) {
 // (gzip) this worker inflates the file and hands out blocks of content; at most 2 blocks per helper wait, so memory
 // stays bounded when reading outruns parsing. A result may make a new job (a block parsed again with the next one).
 // Returns the number of jobs.
-async function readSplit(s, file, pool, blockBytes, progress) {
-  s.begin_file_split(file.name, file.size, blockBytes);
+async function readSplit(s, at, file, pool, blockBytes, progress) {
+  s.begin_file_split(file.name, file.size, blockBytes, at);
   let failed = null, jobs = 0, pending = 0, parsed = 0, wake = null;
   const handOut = () => {
     for (let b; (b = s.take_block()); ) {

@@ -1,5 +1,9 @@
 // The page's side of its workers (worker.js): the standby worker, made ready while the page waits for files, and
-// requests to a worker that holds traces (the one trace's, or the Diff mode's two runs) with their answers.
+// requests to a worker that holds traces (the one trace's, or the Diff mode's two runs) with their answers. Two
+// query parameters of the page's URL go to every worker (readOptions): ?helpers=N, how many parse helpers a
+// reading worker starts (default one per core, at most 6; 0: none, files are parsed one after another in the
+// reading worker), for measurements; ?memory-limit=SIZE (64M, 1.5G…), a lower memory limit than wasm32's 4 GiB
+// for the check before reading, for tests.
 // A holder of traces: {worker, pending: Map(id → {ok, fail})}; its worker's messages with an id go to answered().
 import { platform, wasmModule } from './platform.js';
 
@@ -11,6 +15,13 @@ let standby = null;
 let reading = () => false; // whether a trace is being read (setReadingCheck): the next standby waits until not
 let requests = 0;
 
+/** What the page's URL asks of reading workers: {helpers: number | null, limit: text} (see above). */
+export function readOptions() {
+  const q = new URLSearchParams(location.search);
+  const n = q.get('helpers');
+  return { helpers: n !== null && /^\d+$/.test(n.trim()) ? Number(n) : null, limit: q.get('memory-limit') ?? '' };
+}
+
 /** How takeWorker learns whether a trace is being read (app.js: a parse job, or the Diff mode reading its runs). */
 export function setReadingCheck(check) {
   reading = check;
@@ -20,7 +31,7 @@ export function prepareStandby(warm) {
   if (standby) return;
   const w = (standby = platform.worker());
   w.onmessage = ({ data }) => { if (data.type === 'prepared' && standby === w) document.body.dataset.standby = 'ready'; };
-  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm }), () => {});
+  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm, helpers: readOptions().helpers }), () => {});
 }
 
 /** A worker for a new job: the standby one if there is one (the next is prepared once nothing is being read). */

@@ -4,10 +4,10 @@
 // Usage: node scripts/bench/bench_browser.mjs [FILE] [--mb 500] [--runs 3] [--timeout 900]
 //                                             [--events N] [--dist DIR] [--no-coi]
 //                                             [--tab NAME] [--range START,END] [--settle MS] [--no-native]
-//                                             [--browser-idle MS]
+//                                             [--browser-idle MS] [--helpers N[,N...]] [--split-min BYTES]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh); a folder (a Recorder
-//              trace, bench_recorder.sh) is picked with the folder input
+//              trace, bench_recorder.sh, or a folder of per-rank trace files) is picked with the folder input
 //   --events   event count the page must show in #summary (default: FILE.events written by
 //              bench.sh, else baseline_<mb>mb.json, else any "<number> events" text)
 //   --dist     web app folder (default <repo>/dist, built by www/build.sh)
@@ -27,6 +27,11 @@
 //              (default 2000). A user's browser is already running when a file is dropped; a browser
 //              that has just started is still busy starting for about a second (on 2 cores the page
 //              took 0.2-0.3 s longer with 0).
+//   --helpers N[,N...]  open the page as ?helpers=N (how many parse helper workers its reading worker starts; 0 =
+//              none, every file parsed one after another in the reading worker); with a list, every run opens the
+//              page once per N, in this order, each in a fresh browser (the native command still runs once per run)
+//   --split-min BYTES  files of this size or more are split into blocks for the helpers (the page's SPLIT_MIN,
+//              24 MiB; set through window.kinetoscopeSplit); smaller ones of a drop of several are whole-file jobs
 //   --range    with --tab gpu_ops: the time range (START,END in µs) the tab is opened with
 //              (#tab=gpu_ops&range=START,END)
 //   --no-native  with --tab decode or gpu_ops, do not time the native command. By default it runs
@@ -40,7 +45,7 @@
 // inside the page (MutationObserver + performance.now()). Also recorded: wall time seen from
 // node, peak RSS (VmHWM) of the renderer process and the peak summed RSS of all Chromium
 // processes (from /proc), JS heap (performance.memory), and window.__kinetoscopeStats if the
-// page exposes it (e.g. wasm memory). Throughput and memory are compared with the
+// page exposes it (wasm memory when the trace was read and once the Overview was drawn). Throughput and memory are compared with the
 // python json.load baseline from bench-out/baseline_<mb>mb.json (written by bench.sh), or, with
 // --tab decode, with the native `kinetoscope stats` measured in the same session.
 //
@@ -57,7 +62,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null, browserIdle: 2000 };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null, browserIdle: 2000, helpers: null, splitMin: null };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -73,6 +78,8 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--settle') opts.settle = parseFloat(argv[++i]);
   else if (a === '--browser-idle') opts.browserIdle = parseFloat(argv[++i]);
   else if (a === '--range') opts.range = argv[++i];
+  else if (a === '--split-min') opts.splitMin = parseInt(argv[++i], 10);
+  else if (a === '--helpers') opts.helpers = argv[++i].split(',').map((n) => parseInt(n, 10));
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
     process.exit(0);
@@ -95,7 +102,11 @@ if (!fs.existsSync(CHROMIUM)) {
   process.exit(0);
 }
 
-const fileBytes = fs.statSync(file).size;
+// a folder: the bytes of its files (hidden ones left out, as the page does)
+const treeBytes = (p) => (fs.statSync(p).isDirectory()
+  ? fs.readdirSync(p).filter((n) => !n.startsWith('.')).reduce((n, c) => n + treeBytes(path.join(p, c)), 0)
+  : fs.statSync(p).size);
+const fileBytes = treeBytes(file);
 const isGz = file.endsWith('.gz');
 let baseline = null;
 for (const cand of [path.join(OUT, `baseline_${opts.mb}mb.json`),
@@ -103,7 +114,7 @@ for (const cand of [path.join(OUT, `baseline_${opts.mb}mb.json`),
   if (fs.existsSync(cand)) { baseline = JSON.parse(fs.readFileSync(cand, 'utf8')); break; }
 }
 const jsonFile = isGz ? file.slice(0, -3) : file;
-const jsonBytes = fs.existsSync(jsonFile) ? fs.statSync(jsonFile).size : fileBytes;
+const jsonBytes = fs.existsSync(jsonFile) && !fs.statSync(jsonFile).isDirectory() ? fs.statSync(jsonFile).size : fileBytes;
 let expected = opts.events;
 if (!expected && fs.existsSync(jsonFile + '.events')) expected = fs.readFileSync(jsonFile + '.events', 'utf8').trim();
 if (!expected && baseline && baseline.events && baseline.events !== '?' &&
@@ -169,7 +180,7 @@ function procTree(marker) {
 }
 
 // ---- one run --------------------------------------------------------------------------------
-async function runOnce(url, run) {
+async function runOnce(url, run, helpers) {
   const marker = `--kinetoscope-bench-marker=${process.pid}-${run}`;
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
@@ -191,8 +202,9 @@ async function runOnce(url, run) {
       await page.goto('about:blank');
       await page.waitForTimeout(opts.browserIdle);
     }
-    await page.goto(`${url}${linked}`, { waitUntil: 'load' });
+    await page.goto(`${url}${helpers === null ? '' : `?helpers=${helpers}`}${linked}`, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
+    if (opts.splitMin) await page.evaluate((min) => { window.kinetoscopeSplit = { min }; }, opts.splitMin);
     if (opts.settle > 0) await page.waitForTimeout(opts.settle);
     await page.evaluate(([expected, tab]) => {
       const norm = (s) => s.replace(/[\s,.'_\u00a0\u202f]/g, '');
@@ -333,11 +345,12 @@ try {
       native = nativeStats(r);
       console.log(`   -> ${fmt(native.secs, 3)} s, peak RSS ${fmt(native.rssMiB, 0)} MiB`);
     }
-    console.log(`[run ${r}/${opts.runs}] load average: ${uptime()}`);
+    for (const helpers of opts.helpers ?? [null]) {
+    console.log(`[run ${r}/${opts.runs}${helpers === null ? '' : `, ?helpers=${helpers}`}] load average: ${uptime()}`);
     const load1 = uptime().split(' ')[0];
     try {
-      const res = await runOnce(url, r);
-      Object.assign(res, { native, load1 });
+      const res = await runOnce(url, r, helpers);
+      Object.assign(res, { native, load1, helpers, run: r });
       if (native && res.csv) res.csvSame = sameFile(native.csv, res.csv);
       results.push(res);
       console.log(`   -> ${fmt(res.secs, 3)} s in page (${fmt(res.wall, 3)} s wall), renderer peak RSS ${fmt(res.rendererHwmMiB, 0)} MiB, ` +
@@ -349,18 +362,21 @@ try {
       for (const e of res.errors.slice(0, 5)) console.log(`      ${e}`);
     } catch (e) {
       console.log(`   -> FAILED: ${String(e).split('\n')[0]}`);
-      results.push(null);
+      results.push({ failed: true, run: r, helpers });
+    }
     }
   }
 } finally {
   server.close();
 }
 
-const ok = results.filter(Boolean);
+const ok = results.filter((r) => !r.failed);
 const mb = jsonBytes / 1e6;
 const lines = [];
 lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : ''} (${new Date().toISOString()})`, '');
-lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; file ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
+lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; ${fs.statSync(file).isDirectory() ? 'folder' : 'file'} ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
+if (opts.splitMin) lines.push(`- files of ${opts.splitMin} bytes or more split into blocks (--split-min; the page's default is 24 MiB)`);
+if (opts.helpers) lines.push(`- helpers = the page's ?helpers=N (parse helper workers of the reading worker); each run opened the page once per N (${opts.helpers.join(', ')}), in this order`);
 lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}; the browser had been running ${opts.browserIdle} ms before the page was opened (--browser-idle)`);
 if (opts.tab) {
   lines.push(`- tab s = input change event -> the ${opts.tab} tab (opened by #tab=${opts.tab}${opts.range ? `&range=${opts.range}` : ", default options"}) has drawn its tables and charts and the next frame is painted; ` +
@@ -371,29 +387,37 @@ if (baseline && !opts.tab) lines.push(`- baseline: python json.load ${fmt(baseli
 lines.push('');
 const tabCols = opts.tab ? [' tab s |', ' analysis ms |'] : ['', ''];
 const natCols = nativeOn ? ' native s | native RSS MiB | page/native | CSV = CLI |' : '';
-lines.push(`| run | load1 | s (page) | s (wall) |${tabCols.join('')}${natCols} MB/s | renderer peak RSS MiB | all Chromium peak RSS MiB | wasm memory MiB | JS heap MiB |`);
-lines.push('|---:|---:|---:|---:|' + (opts.tab ? '---:|---:|' : '') + (nativeOn ? '---:|---:|---:|---|' : '') + '---:|---:|---:|---:|---:|');
-const analysisMs = (r) => { const m = /(\d+) ms\s*$/.exec(r.tabStatus || ''); return m ? m[1] : ''; };
-results.forEach((r, i) => {
-  if (!r) { lines.push(`| ${i + 1} | failed |`); return; }
+const hCol = opts.helpers ? ' helpers |' : '';
+lines.push(`| run |${hCol} load1 | s (page) | s (wall) |${tabCols.join('')}${natCols} MB/s | renderer peak RSS MiB | all Chromium peak RSS MiB | wasm memory MiB (read / Overview) | JS heap MiB |`);
+lines.push('|---:|' + (opts.helpers ? '---:|' : '') + '---:|---:|---:|' + (opts.tab ? '---:|---:|' : '') + (nativeOn ? '---:|---:|---:|---|' : '') + '---:|---:|---:|---:|---:|');
+// the worker's run_analysis time shown in the panel; for the Overview, the dashboard's time in the worker
+const analysisMs = (r) => { const m = /(\d+) ms\s*$/.exec(r.tabStatus || ''); return m ? m[1] : r.stats?.dashboardMs ?? ''; };
+const mib = (b) => (typeof b === 'number' ? fmt(b / 1048576, 0) : '');
+for (const r of results) {
+  const h = opts.helpers ? ` ${r.helpers} |` : '';
+  if (r.failed) { lines.push(`| ${r.run} |${h} failed |`); continue; }
   const w = wasmBytes(r.stats);
   const total = opts.tab ? r.tabSecs : r.secs;
   const tab = opts.tab ? ` ${fmt(r.tabSecs, 3)} | ${analysisMs(r)} |` : '';
   const nat = nativeOn ? ` ${fmt(r.native.secs, 3)} | ${fmt(r.native.rssMiB, 0)} | ${fmt(total / r.native.secs, 2)}x | ${r.csvSame === true ? 'identical' : r.csvSame === false ? 'DIFFERS' : '?'} |` : '';
-  lines.push(`| ${i + 1} | ${r.load1} | ${fmt(r.secs, 3)} | ${fmt(r.wall, 3)} |${tab}${nat} ${fmt(mb / total, 1)} | ${fmt(r.rendererHwmMiB, 0)} | ${fmt(r.totalPeakMiB, 0)} | ${w === null ? '' : fmt(w / 1048576, 0)} | ${r.jsHeap ? fmt(r.jsHeap.usedJSHeapSize / 1048576, 0) : ''} |`);
-});
-if (ok.length) {
-  const totals = ok.map((r) => (opts.tab ? r.tabSecs : r.secs));
+  const wasmMem = `${w === null ? '' : mib(w)}${r.stats?.overviewWasmMemoryBytes ? ` / ${mib(r.stats.overviewWasmMemoryBytes)}` : ''}`;
+  lines.push(`| ${r.run} |${h} ${r.load1} | ${fmt(r.secs, 3)} | ${fmt(r.wall, 3)} |${tab}${nat} ${fmt(mb / total, 1)} | ${fmt(r.rendererHwmMiB, 0)} | ${fmt(r.totalPeakMiB, 0)} | ${wasmMem} | ${r.jsHeap ? fmt(r.jsHeap.usedJSHeapSize / 1048576, 0) : ''} |`);
+}
+// one summary line per ?helpers value
+for (const helpers of opts.helpers ?? [null]) {
+  const these = ok.filter((r) => r.helpers === helpers);
+  if (!these.length) continue;
+  const totals = these.map((r) => (opts.tab ? r.tabSecs : r.secs));
   const best = Math.min(...totals);
   const med = median(totals);
-  const rss = Math.max(...ok.map((r) => r.rendererHwmMiB));
+  const rss = Math.max(...these.map((r) => r.rendererHwmMiB));
   lines.push('');
-  let summary = `**best ${fmt(best, 3)} s, median ${fmt(med, 3)} s, ${fmt(mb / best, 1)} MB/s, renderer peak RSS ${fmt(rss, 0)} MiB**`;
+  let summary = `**${helpers === null ? '' : `helpers=${helpers}: `}best ${fmt(best, 3)} s, median ${fmt(med, 3)} s, ${fmt(mb / best, 1)} MB/s, renderer peak RSS ${fmt(rss, 0)} MiB**`;
   if (nativeOn) {
-    const nat = ok.map((r) => r.native.secs);
+    const nat = these.map((r) => r.native.secs);
     const nBest = Math.min(...nat);
     summary += ` - native ${NATIVE[opts.tab].args('')[0]} best ${fmt(nBest, 3)} s, median ${fmt(median(nat), 3)} s; page/native ${fmt(best / nBest, 2)}x (best/best), ` +
-               `${fmt(median(ok.map((r) => r.tabSecs / r.native.secs)), 2)}x (median of per-run ratios)`;
+               `${fmt(median(these.map((r) => r.tabSecs / r.native.secs)), 2)}x (median of per-run ratios)`;
   } else if (baseline && !opts.tab) {
     summary += ` - speed vs json.load ${fmt((mb / best) / baseline.json_load_mbps, 2)}x, memory vs json.load ${fmt(rss / baseline.json_load_peak_rss_mib, 3)}x`;
   }
@@ -404,7 +428,7 @@ console.log('\n' + text);
 try {
   fs.mkdirSync(OUT, { recursive: true });
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
-  const md = path.join(OUT, `browser_${opts.mb}mb${opts.tab ? `_${opts.tab}` : ''}_${stamp}.md`);
+  const md = path.join(OUT, `browser_${path.basename(file).replace(/\W+/g, "_")}${opts.tab ? `_${opts.tab}` : ''}_${stamp}.md`);
   fs.writeFileSync(md, text);
   console.log(`results written to ${md}`);
 } catch (e) { console.log(`could not write results: ${e}`); }

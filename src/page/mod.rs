@@ -18,8 +18,10 @@
 //!
 //! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
 
+pub mod budget;
 mod diff;
 pub mod folders;
+pub mod pool;
 mod warm;
 
 use std::collections::BTreeMap;
