@@ -22,7 +22,7 @@ pub const WASM32_MEMORY: u64 = 4 << 30;
 
 /// Bytes of the reading worker's wasm memory per byte of trace content once the Overview is
 /// shown, over all files, and per byte of the largest file: fitted to the memory measured on
-/// Kineto JSON (docs/performance.md, "Many ranks in the page"): 1,184 MiB for one rank of 1.03
+/// Kineto JSON (docs/performance.md, "Many ranks in the page"): 1,185–1,198 MiB for one rank of 1.03
 /// GB, 1,020 MiB for 64 ranks of 19.7 MB. (When the trace is read and before the dashboard, it
 /// is 0.33–0.38 bytes per byte.) In thousandths: 0.85 bytes per byte.
 pub const MEMORY_PER_CONTENT_BYTE: Thousandths = Thousandths(850);
@@ -123,7 +123,7 @@ fn share(bytes: u64, per_byte: Thousandths) -> u64 {
 
 /// The text of a refusal: the input, the need, the limit, what to do.
 fn refusal(e: &Estimate, overridden: bool) -> String {
-    let what = if e.files == 1 { "This file".to_string() } else { format!("These {} files", e.files) };
+    let what = if e.files == 1 { "this file".to_string() } else { format!("these {} files", e.files) };
     let size = match e.gzip_files {
         0 => size_text(e.input_bytes),
         _ => format!("{}, at least {} once inflated", size_text(e.input_bytes), size_text(e.content_bytes)),
@@ -138,20 +138,27 @@ fn refusal(e: &Estimate, overridden: bool) -> String {
     } else {
         format!("the {} a browser lets a page's WebAssembly memory grow to", size_text(e.limit_bytes))
     };
-    // files of the average size that fit beside the largest one's working memory
-    let per_file = share(e.content_bytes / e.files.max(1) as u64, MEMORY_PER_CONTENT_BYTE);
-    let room = e.limit_bytes.saturating_sub(e.in_use_bytes + share(e.largest_bytes, MEMORY_PER_LARGEST_BYTE));
-    let fewer = match room.checked_div(per_file).unwrap_or(0) {
-        0 => String::new(),
-        1 if e.files > 1 => " One of these files fits at a time.".to_string(),
-        n if e.files > 1 => format!(" About {n} of these files fit at a time."),
-        _ => String::new(),
+    let instead = if e.files == 1 {
+        "Read it with the command line instead, which has no such limit: kinetoscope analyze FILE --out OUT (or kinetoscope \
+         info, summary, … on it)."
+            .to_string()
+    } else {
+        // files of the average size that fit beside the largest one's working memory
+        let per_file = share(e.content_bytes / e.files as u64, MEMORY_PER_CONTENT_BYTE);
+        let room = e.limit_bytes.saturating_sub(e.in_use_bytes + share(e.largest_bytes, MEMORY_PER_LARGEST_BYTE));
+        let fewer = match room.checked_div(per_file).unwrap_or(0) {
+            0 => ". Even one of these files is too large for the page.".to_string(),
+            1 => "; or open them one at a time.".to_string(),
+            n => format!("; or open fewer ranks at a time: about {n} of these files fit."),
+        };
+        format!(
+            "Read them with the command line instead, which has no such limit: kinetoscope analyze DIR --out OUT (or \
+             kinetoscope info, summary, … on the files){fewer}"
+        )
     };
     format!(
         "Not opened: {what} ({size}) would need about {need} of memory in this page{held}, more than {limit}. Nothing was read. \
-         Read them with the command line instead, which has no such limit: kinetoscope analyze DIR --out OUT (or kinetoscope \
-         info, summary, … on the files); or open fewer ranks at a time.{fewer}",
-        what = what.to_lowercase(),
+         {instead}",
         need = size_text(e.need_bytes),
     )
 }
@@ -220,18 +227,25 @@ mod tests {
                 "Not opened: these 8 files (1.6 GiB, at least 8 GiB once inflated) would need about 7.1 GiB of memory in this \
                  page, more than the 4 GiB a browser lets a page's WebAssembly memory grow to. Nothing was read. Read them with \
                  the command line instead, which has no such limit: kinetoscope analyze DIR --out OUT (or kinetoscope info, \
-                 summary, … on the files); or open fewer ranks at a time. About 4 of these files fit at a time."
+                 summary, … on the files); or open fewer ranks at a time: about 4 of these files fit."
             )
         );
         let huge: Vec<Dropped> = (0..2).map(|i| file(&format!("rank{i}.json"), 2 << 30, b"[", b"]")).collect();
         let m = estimate(&huge, 0, WASM32_MEMORY, false).message.unwrap_or_default();
-        assert!(m.ends_with("or open fewer ranks at a time. One of these files fits at a time."), "{m}");
+        assert!(m.ends_with("(or kinetoscope info, summary, … on the files); or open them one at a time."), "{m}");
+        let too_big: Vec<Dropped> = (0..2).map(|i| file(&format!("rank{i}.json"), 7 << 29, b"[", b"]")).collect();
+        let m = estimate(&too_big, 0, WASM32_MEMORY, false).message.unwrap_or_default();
+        assert!(m.ends_with("(or kinetoscope info, summary, … on the files). Even one of these files is too large for the page."), "{m}");
         // one file; a limit set for a test; memory already held (a Diff mode's first run)
         let e = estimate(&[file("big.json", 300 << 20, b"{", b"}")], 512 << 20, 256 << 20, true);
         assert!(!e.fits);
         let m = e.message.unwrap_or_default();
-        assert!(m.starts_with("Not opened: this file (300 MiB) would need about 872 MiB of memory in this page, with the 512 MiB this tab already holds, more than the 256 MiB limit set by ?memory-limit."), "{m}");
-        assert!(!m.contains("fit"), "{m}");
+        assert_eq!(
+            m,
+            "Not opened: this file (300 MiB) would need about 872 MiB of memory in this page, with the 512 MiB this tab \
+             already holds, more than the 256 MiB limit set by ?memory-limit. Nothing was read. Read it with the command line \
+             instead, which has no such limit: kinetoscope analyze FILE --out OUT (or kinetoscope info, summary, … on it)."
+        );
     }
 
     /// A Recorder folder's files that reading leaves out are not counted.
