@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use kinetoscope::read::{assemble, FileReader};
+use kinetoscope::read::{assemble, FileReader, SizeError};
 use kinetoscope::{RankTrace, Trace};
 
 const CHUNK: usize = 1 << 20;
@@ -51,24 +51,11 @@ static MAX_INFLATED: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
 /// Sets the cap on a gzip file's inflated size from `--max-inflated SIZE` (`16G`, `500M`,
 /// `2048K` or bytes; powers of 1024).
 pub fn set_max_inflated(text: &str) -> Result<()> {
-    let t = text.trim();
-    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let unit = &t[digits.len()..];
-    let shift = match unit.to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        "T" | "TB" | "TIB" => 40,
-        _ => bail!("--max-inflated {text}: expected a size such as 16G, 500M or 1000000 (bytes)"),
-    };
-    let n: f64 = digits
-        .trim()
-        .parse()
-        .ok()
-        .filter(|n: &f64| n.is_finite() && *n > 0.0)
-        .with_context(|| format!("--max-inflated {text}: expected a positive size such as 16G, 500M or 1000000 (bytes)"))?;
-    let _ = MAX_INFLATED.set((n * (1u64 << shift) as f64) as u64);
+    let bytes = kinetoscope::read::parse_size(text, 'T').map_err(|e| match e {
+        SizeError::Unit => anyhow::anyhow!("--max-inflated {text}: expected a size such as 16G, 500M or 1000000 (bytes)"),
+        SizeError::Number => anyhow::anyhow!("--max-inflated {text}: expected a positive size such as 16G, 500M or 1000000 (bytes)"),
+    })?;
+    let _ = MAX_INFLATED.set(bytes);
     Ok(())
 }
 

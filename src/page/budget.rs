@@ -164,19 +164,9 @@ fn refusal(e: &Estimate, overridden: bool) -> String {
 }
 
 /// A size as `?memory-limit=` takes it: `64M`, `1.5G`, `2048K` or bytes (powers of 1024; `B`,
-/// `KB`, `KiB`… accepted too). `None` for anything else, or for zero.
+/// `KB`, `KiB`… accepted too; at most `G`). `None` for anything else, or for zero.
 pub fn parse_size(text: &str) -> Option<u64> {
-    let t = text.trim();
-    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
-    let shift = match t[digits.len()..].to_ascii_uppercase().as_str() {
-        "" | "B" => 0,
-        "K" | "KB" | "KIB" => 10,
-        "M" | "MB" | "MIB" => 20,
-        "G" | "GB" | "GIB" => 30,
-        _ => return None,
-    };
-    let n: f64 = digits.trim().parse().ok().filter(|n: &f64| n.is_finite() && *n > 0.0)?;
-    Some((n * (1u64 << shift) as f64) as u64).filter(|&b| b > 0)
+    crate::read::parse_size(text, 'G').ok().filter(|&b| b > 0)
 }
 
 #[cfg(test)]

@@ -87,6 +87,40 @@ pub struct FileReader {
 /// in memory, far below what a gzip bomb inflates to (a 16 MB gzip of `{},` can make 16 GB).
 pub const DEFAULT_MAX_INFLATED: u64 = 16 << 30;
 
+/// Why [`parse_size`] did not read a size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SizeError {
+    /// A unit it does not take.
+    Unit,
+    /// No positive number before the unit.
+    Number,
+}
+
+/// A size as options take it: a positive number (fractions allowed) and a unit up to `largest`
+/// (`'G'` or `'T'`): `B`, `K`, `M`, `G`, `T`, also spelled `KB`, `KiB`…, any case, powers of
+/// 1024; no unit is bytes. `1.5G` is 1,610,612,736.
+pub fn parse_size(text: &str, largest: char) -> Result<u64, SizeError> {
+    let t = text.trim();
+    let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+    let unit = t[digits.len()..].to_ascii_uppercase();
+    // `K`, `KB` and `KIB` all name K; `B` (or nothing) is bytes
+    let letter = match unit.as_str() {
+        "" | "B" => "B",
+        u => match u.strip_suffix("IB").or_else(|| u.strip_suffix('B')).unwrap_or(u) {
+            "B" => return Err(SizeError::Unit),
+            one => one,
+        },
+    };
+    const UNITS: [&str; 5] = ["B", "K", "M", "G", "T"];
+    let largest = UNITS.iter().position(|u| u.starts_with(largest)).unwrap_or(0);
+    let shift = match UNITS.iter().position(|&u| u == letter) {
+        Some(i) if i <= largest => 10 * i as u32,
+        _ => return Err(SizeError::Unit),
+    };
+    let n: f64 = digits.trim().parse().ok().filter(|n: &f64| n.is_finite() && *n > 0.0).ok_or(SizeError::Number)?;
+    Ok((n * (1u64 << shift) as f64) as u64)
+}
+
 /// `bytes` as a size a person reads: `16 GiB`, `500 MiB`, `512 KiB` or `100 bytes`.
 pub fn size_text(bytes: u64) -> String {
     match bytes {
@@ -433,4 +467,24 @@ pub fn read_all(files: &[(&str, &[u8])]) -> Result<Trace, ReadError> {
         ranks.push(read_bytes(name, bytes, 1 << 20)?);
     }
     Ok(assemble(ranks))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_up_to_a_largest_unit() {
+        assert_eq!(parse_size("16G", 'T'), Ok(16 << 30));
+        assert_eq!(parse_size("2 TiB", 'T'), Ok(2 << 40));
+        assert_eq!(parse_size("2tb", 'G'), Err(SizeError::Unit));
+        assert_eq!(parse_size("512kb", 'G'), Ok(512 << 10));
+        assert_eq!(parse_size("7B", 'G'), Ok(7));
+        for bad in ["BB", "5IB", "3X", "4KIBB", "lots", "NaN"] {
+            assert_eq!(parse_size(bad, 'T'), Err(SizeError::Unit), "{bad}");
+        }
+        for bad in ["", "0", "-5G", "G"] {
+            assert_eq!(parse_size(bad, 'T'), Err(SizeError::Number), "{bad}");
+        }
+    }
 }
