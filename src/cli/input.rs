@@ -235,32 +235,11 @@ pub fn read_trace(paths: &[PathBuf]) -> Result<Trace> {
 fn read_files(inputs: &[Input], ranks: &mut Vec<RankTrace>) -> Result<()> {
     let total: u64 = inputs.iter().filter_map(|i| std::fs::metadata(&i.path).ok()).map(|m| m.len()).sum();
     let done = AtomicU64::new(0);
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(inputs.len()).max(1);
     let show = std::io::stderr().is_terminal() && total > 32 << 20;
     let finished = AtomicBool::new(false);
-    // each reader takes the next unread input until none is left and returns what it read
-    let reader = || {
-        let mut mine = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            if i >= inputs.len() {
-                return mine;
-            }
-            mine.push((i, read_one(&inputs[i].path, &done)));
-        }
-    };
     let results = std::thread::scope(|s| {
         let progress = show.then(|| s.spawn(|| show_progress(&done, total, &finished)));
-        let readers: Vec<_> = (0..threads).map(|_| s.spawn(reader)).collect();
-        let mut results: Vec<Option<Result<RankTrace, kinetoscope::ReadError>>> = (0..inputs.len()).map(|_| None).collect();
-        let mut panicked = None;
-        for h in readers {
-            match h.join() {
-                Ok(mine) => mine.into_iter().for_each(|(i, r)| results[i] = Some(r)),
-                Err(payload) => panicked = panicked.or(Some(payload)),
-            }
-        }
+        let results = on_threads(inputs.len(), |i| read_one(&inputs[i].path, &done));
         finished.store(true, Ordering::Release);
         if let Some(p) = &progress {
             p.thread().unpark();
@@ -268,19 +247,49 @@ fn read_files(inputs: &[Input], ranks: &mut Vec<RankTrace>) -> Result<()> {
         // A reader panicked (a bug): carry its panic on to main's catch_unwind (exit code 2). The
         // panic hook already reported it in the reader; resume_unwind does not report it again.
         // The scope joins the progress thread before it unwinds.
-        if let Some(payload) = panicked {
-            std::panic::resume_unwind(payload);
-        }
-        results
+        results.unwrap_or_else(|payload| std::panic::resume_unwind(payload))
     });
     for (input, r) in inputs.iter().zip(results) {
         match r {
-            Some(Ok(rank)) => ranks.push(rank),
-            Some(Err(e)) if input.named => return Err(e.into()),
+            Ok(rank) => ranks.push(rank),
+            Err(e) if input.named => return Err(e.into()),
             // the error's Display starts with the file name
-            Some(Err(e)) => eprintln!("kinetoscope: skipped {e}"),
-            None => bail!("{}: not read", input.path.display()),
+            Err(e) => eprintln!("kinetoscope: skipped {e}"),
         }
     }
     Ok(())
+}
+
+/// `work(i)` for every `i` in `0..n`, on up to one thread per core, each thread taking the next
+/// `i` not yet taken; the results in the order of `i`. If `work` panicked (a bug), the panic's
+/// payload, once every thread has stopped.
+pub(super) fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> std::thread::Result<Vec<T>> {
+    let next = AtomicUsize::new(0);
+    let threads = std::thread::available_parallelism().map(|c| c.get()).unwrap_or(1).min(n).max(1);
+    let worker = || {
+        let mut mine = Vec::new();
+        loop {
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= n {
+                return mine;
+            }
+            mine.push((i, work(i)));
+        }
+    };
+    std::thread::scope(|s| {
+        let workers: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
+        let mut results: Vec<Option<T>> = (0..n).map(|_| None).collect();
+        let mut panicked = None;
+        for h in workers {
+            match h.join() {
+                Ok(mine) => mine.into_iter().for_each(|(i, r)| results[i] = Some(r)),
+                Err(payload) => panicked = panicked.or(Some(payload)),
+            }
+        }
+        match panicked {
+            Some(payload) => Err(payload),
+            // every i was taken by a worker that returned
+            None => Ok(results.into_iter().flatten().collect()),
+        }
+    })
 }

@@ -3,13 +3,12 @@
 //! order and writes exactly what `analyze` of all their files writes (docs/cluster.md).
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use anyhow::{Context as _, Result};
 use kinetoscope::read::partial::{self, Compression, Partial};
 
 use super::analyze::{timings, write_analyses, HowArgs};
-use super::input::{read_ranks, Chunk};
+use super::input::{on_threads, read_ranks, Chunk};
 
 /// Options of `merge`.
 #[derive(clap::Args)]
@@ -78,26 +77,9 @@ pub fn run(a: Args) -> Result<()> {
 
 /// Every partial file, decoded (several at a time), in the order given.
 fn read_partials(files: &[PathBuf]) -> Result<Vec<Partial>> {
-    let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1).min(files.len()).max(1);
-    let worker = || {
-        let mut mine = Vec::new();
-        loop {
-            let i = next.fetch_add(1, Ordering::Relaxed);
-            let Some(path) = files.get(i) else { return mine };
-            mine.push((i, read_partial(path)));
-        }
-    };
-    let mut results: Vec<Option<Result<Partial>>> = (0..files.len()).map(|_| None).collect();
-    std::thread::scope(|s| {
-        let workers: Vec<_> = (0..threads).map(|_| s.spawn(worker)).collect();
-        for w in workers {
-            // a panic (a bug) goes on to main's catch_unwind (exit code 2)
-            let mine = w.join().unwrap_or_else(|payload| std::panic::resume_unwind(payload));
-            mine.into_iter().for_each(|(i, r)| results[i] = Some(r));
-        }
-    });
-    files.iter().zip(results).map(|(f, r)| r.with_context(|| format!("{}: not read", f.display()))?).collect()
+    // a panic (a bug) goes on to main's catch_unwind (exit code 2)
+    let results = on_threads(files.len(), |i| read_partial(&files[i])).unwrap_or_else(|payload| std::panic::resume_unwind(payload));
+    results.into_iter().collect()
 }
 
 fn read_partial(path: &Path) -> Result<Partial> {
