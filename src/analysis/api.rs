@@ -4,6 +4,7 @@
 //! ([`super::params`]) are re-exported here. The list of analyses is
 //! [`super::registry`].
 
+use super::call_graph::{CallGraph, CallGraphError, CallGraphOptions};
 use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
 use crate::model::{RankTrace, Trace};
 use crate::table::Report;
@@ -95,6 +96,9 @@ pub struct Context<'a> {
     /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]), built on first
     /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
     frames: std::sync::OnceLock<HtaFrames>,
+    /// Each rank's call graph (in the context's mode), built on first use and shared by the
+    /// analyses that walk it ([`Context::call_graph`]).
+    graphs: Vec<std::sync::OnceLock<Result<CallGraph, CallGraphError>>>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
     pub hta: bool,
     /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
@@ -116,12 +120,21 @@ impl<'a> Context<'a> {
             debug_assert_eq!(f.exact, !hta, "frames of the other mode");
             let _ = cell.set(f);
         }
-        Context { trace, frames: cell, hta, selected }
+        let graphs = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
+        Context { trace, frames: cell, graphs, hta, selected }
     }
 
     /// The frames, built now if no analysis needed them before.
     pub fn frames(&self) -> &HtaFrames {
         self.frames.get_or_init(|| hta_frames(self.trace, &HtaFrameOptions { exact: !self.hta, ..Default::default() }))
+    }
+
+    /// The call graph of the rank at position `pos` (in the context's mode), built now if no
+    /// analysis needed it before; two analyses asking at once wait for one build.
+    pub fn call_graph(&self, pos: usize) -> Result<&CallGraph, &CallGraphError> {
+        self.graphs[pos]
+            .get_or_init(|| CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta)))
+            .as_ref()
     }
 
     /// The frames if they were built (to keep them for the next run).

@@ -129,6 +129,13 @@ pub(crate) fn id_key(r: &RankTrace, i: u32) -> (u8, i64, String) {
     }
 }
 
+/// `len` copies of `v` in a vector with room for `cap`.
+fn filled<T: Clone>(v: T, len: usize, cap: usize) -> Vec<T> {
+    let mut out = Vec::with_capacity(cap.max(len));
+    out.resize(len, v);
+    out
+}
+
 fn is_int(r: &RankTrace, i: u32, v: i64) -> bool {
     matches!(r.ids.get(i), Some(IdValue::Int(x)) if *x == v)
 }
@@ -138,29 +145,6 @@ impl CallGraph {
     /// `opts.hta`, where HTA 0.5.0 raises or never returns.
     pub fn build(f: &HtaFrame, r: &RankTrace, opts: CallGraphOptions) -> Result<CallGraph, CallGraphError> {
         let n = f.len();
-        let mut g = CallGraph {
-            rows: n,
-            parent: vec![NONE; n],
-            children: vec![Vec::new(); n],
-            alive: vec![false; n],
-            kernel: vec![false; n],
-            node_of_row: vec![NONE; n],
-            depth: vec![-1; n],
-            num_kernels: vec![0; n],
-            kernel_dur_sum: vec![0; n],
-            stacks: Vec::new(),
-        };
-        let mut cdepth: Vec<i32> = vec![-1; n];
-        let mut first_row: FxHashMap<u32, usize> = FxHashMap::default();
-        let mut repeated: FxHashSet<u32> = FxHashSet::default();
-        for i in 0..n {
-            if first_row.insert(f.index[i], i).is_some() {
-                repeated.insert(f.index[i]);
-            }
-        }
-        for i in 0..n {
-            g.node_of_row[i] = first_row.get(&f.index[i]).map_or(NONE, |&j| j as u32);
-        }
         // threads in (pid, tid) order, rows in frame order
         let mut threads: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
         for i in 0..n {
@@ -168,21 +152,60 @@ impl CallGraph {
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
         keys.sort_by_cached_key(|&(p, t)| (id_key(r, p), id_key(r, t)));
-        // kernels by the frame row of their launch
-        let mut launched: FxHashMap<usize, Vec<usize>> = FxHashMap::default();
+        // room for the rows and one root per thread, so adding roots never regrows these
+        let nodes = n + keys.len();
+        let mut g = CallGraph {
+            rows: n,
+            parent: filled(NONE, n, nodes),
+            children: {
+                let mut c = Vec::with_capacity(nodes);
+                c.resize_with(n, Vec::new);
+                c
+            },
+            alive: filled(false, n, nodes),
+            kernel: filled(false, n, nodes),
+            node_of_row: vec![NONE; n],
+            depth: vec![-1; n],
+            num_kernels: vec![0; n],
+            kernel_dur_sum: vec![0; n],
+            stacks: Vec::new(),
+        };
+        let mut cdepth: Vec<i32> = filled(-1, n, nodes);
+        // `index` → the first frame row with it (`NONE` when none); a row is repeated when its
+        // index already had one
+        let mut first_row: Vec<u32> = vec![NONE; f.index.iter().max().map_or(0, |&m| m as usize + 1)];
+        let mut repeated = vec![false; first_row.len()];
+        for i in 0..n {
+            let at = &mut first_row[f.index[i] as usize];
+            if *at == NONE {
+                *at = i as u32;
+            } else {
+                repeated[f.index[i] as usize] = true;
+            }
+        }
+        let first = |index: i64| usize::try_from(index).ok().and_then(|x| first_row.get(x)).filter(|&&j| j != NONE).map(|&j| j as usize);
+        for i in 0..n {
+            g.node_of_row[i] = first_row[f.index[i] as usize];
+        }
+        // (launch row, kernel row) of every kernel, sorted
+        let mut launched: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
             let is_kernel = if opts.hta {
                 f.stream[i] > 0 && f.index_correlation[i] > 0
             } else {
                 f.stream[i] != -1 && f.index_correlation[i] > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
             };
-            let launch = u32::try_from(f.index_correlation[i]).ok().and_then(|ic| first_row.get(&ic).copied());
-            if let (true, Some(l)) = (is_kernel, launch) {
+            if let (true, Some(l)) = (is_kernel, first(f.index_correlation[i])) {
                 if opts.hta || f.stream[l] == -1 {
-                    launched.entry(l).or_default().push(i);
+                    launched.push((l, i));
                 }
             }
         }
+        launched.sort_unstable();
+        let kernels_of = |l: usize| {
+            let from = launched.partition_point(|&(x, _)| x < l);
+            launched[from..].iter().take_while(move |&&(x, _)| x == l).map(|&(_, k)| k)
+        };
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
         for (pid, tid) in keys {
             let rows = threads.remove(&(pid, tid)).unwrap_or_default();
@@ -205,13 +228,12 @@ impl CallGraph {
             } else {
                 g.new_root(&mut cdepth)
             };
-            g.build_stack(f, &cpu, root, opts.hta, &mut cdepth)?;
+            g.build_stack(f, &cpu, root, opts.hta, &first_row, &mut cdepth)?;
             // kernels launched from this thread, in frame order
-            let mut links: Vec<(usize, usize)> =
-                rows.iter().flat_map(|&l| launched.get(&l).into_iter().flatten().map(move |&k| (k, l))).collect();
+            let mut links: Vec<(usize, usize)> = rows.iter().flat_map(|&l| kernels_of(l).map(move |k| (k, l))).collect();
             links.sort_unstable();
             for (k, l) in links {
-                if opts.hta && repeated.contains(&f.index[k]) {
+                if opts.hta && repeated[f.index[k] as usize] {
                     return Err(CallGraphError(format!(
                         "ValueError: The truth value of a Series is ambiguous (kernel #{} is repeated in the frame, SPEC §5.9)",
                         f.index[k]
@@ -264,10 +286,18 @@ impl CallGraph {
     }
 
     /// Step 1 for one thread's CPU rows.
-    fn build_stack(&mut self, f: &HtaFrame, cpu: &[usize], root: u32, hta: bool, cdepth: &mut [i32]) -> Result<(), CallGraphError> {
+    /// `first_row` maps an `index` to its first frame row.
+    fn build_stack(
+        &mut self,
+        f: &HtaFrame,
+        cpu: &[usize],
+        root: u32,
+        hta: bool,
+        first_row: &[u32],
+        cdepth: &mut [i32],
+    ) -> Result<(), CallGraphError> {
         // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so it
         // maps back to one row
-        let row_of: FxHashMap<i64, usize> = cpu.iter().map(|&i| (i64::from(f.index[i]), i)).collect();
         let mut ends: Vec<Endpoint> = cpu.iter().flat_map(|&i| Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i])).collect();
         if hta {
             hta_order(&mut ends)?;
@@ -277,8 +307,7 @@ impl CallGraph {
         let mut stack: Vec<u32> = Vec::new();
         let mut on_stack = vec![false; if hta { 0 } else { self.rows }];
         for e in ends {
-            let Some(&row) = row_of.get(&e.index) else { continue };
-            let row = row as u32;
+            let row = first_row[e.index as usize];
             if e.open {
                 let parent = stack.last().copied().unwrap_or(root);
                 self.add_edge(parent, row, false, root, cdepth);

@@ -29,7 +29,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
-use super::call_graph::{CallGraph, CallGraphOptions};
+use super::call_graph::CallGraph;
 use super::hta_frame::HtaFrame;
 use super::names::shorten_name;
 use super::units::us;
@@ -105,11 +105,15 @@ impl Pattern {
     }
 }
 
-/// The kernel sequences of one rank's frame (module docs), sorted by count (descending), then
-/// pattern text. `Err` where HTA 0.5.0 raises (`--hta` only).
-pub fn frequent_kernel_sequences(f: &HtaFrame, r: &RankTrace, opts: &SequenceOptions) -> Result<Vec<Pattern>, AnalysisError> {
-    let graph = CallGraph::build(f, r, CallGraphOptions::new(opts.hta))
-        .map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
+/// The kernel sequences of one rank's frame (module docs) from its call graph (built with
+/// `opts.hta`), sorted by count (descending), then pattern text. `Err` where HTA 0.5.0 raises
+/// (`--hta` only).
+pub fn frequent_kernel_sequences(
+    f: &HtaFrame,
+    r: &RankTrace,
+    graph: &CallGraph,
+    opts: &SequenceOptions,
+) -> Result<Vec<Pattern>, AnalysisError> {
     let op = opts.operator_name.as_str();
     // which names contain `op`, tested once per distinct name rather than once per row
     let name_matches: Vec<bool> = r.strings.iter().map(|n| n.contains(op)).collect();
@@ -273,7 +277,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         if !only.as_ref().is_none_or(|w| w.contains(&i64::from(f.rank))) {
             continue;
         }
-        let patterns = frequent_kernel_sequences(f, r, &opts)?;
+        let graph =
+            ctx.call_graph(pos).map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
+        let patterns = frequent_kernel_sequences(f, r, graph, &opts)?;
         let name = format!("frequent_cuda_kernel_sequences__{}__rank{}", op_slug(&op), f.rank);
         if patterns.is_empty() {
             report.notes.push(format!("rank {}: no operator named like '{op}' launches {} or more kernels", f.rank, opts.min_pattern_len));

@@ -3,11 +3,20 @@
 /// Python's `repr` of a float (what pandas writes for float64 cells): shortest round-trip
 /// digits, `.0` on integral values, exponent form below 1e-4 and from 1e16 on; NaN is empty.
 pub fn python_float_repr(x: f64) -> String {
+    let mut s = String::new();
+    push_python_float(&mut s, x);
+    s
+}
+
+/// [`python_float_repr`] appended to `out` (no allocation of its own for the common forms).
+pub fn push_python_float(out: &mut String, x: f64) {
+    use std::fmt::Write as _;
     if x.is_nan() {
-        return String::new();
+        return;
     }
     if x.is_infinite() {
-        return if x > 0.0 { "inf".into() } else { "-inf".into() };
+        out.push_str(if x > 0.0 { "inf" } else { "-inf" });
+        return;
     }
     let a = x.abs();
     if a != 0.0 && !(1e-4..1e16).contains(&a) {
@@ -15,13 +24,13 @@ pub fn python_float_repr(x: f64) -> String {
         let s = format!("{x:e}");
         let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
         let (sign, digits) = exp.strip_prefix('-').map(|d| ('-', d)).unwrap_or(('+', exp));
-        return format!("{mant}e{sign}{digits:0>2}");
+        let _ = write!(out, "{mant}e{sign}{digits:0>2}");
+        return;
     }
-    let s = format!("{x}");
-    if s.contains('.') {
-        s
-    } else {
-        s + ".0"
+    let start = out.len();
+    let _ = write!(out, "{x}");
+    if !out[start..].contains('.') {
+        out.push_str(".0");
     }
 }
 
@@ -38,5 +47,10 @@ mod tests {
         assert_eq!(python_float_repr(-1.0), "-1.0");
         assert_eq!(python_float_repr(0.1), "0.1");
         assert_eq!(python_float_repr(f64::NAN), "");
+        assert_eq!(python_float_repr(f64::NEG_INFINITY), "-inf");
+        let mut s = String::from("x,");
+        push_python_float(&mut s, 2.5e-7);
+        push_python_float(&mut s, 3.0);
+        assert_eq!(s, "x,2.5e-073.0");
     }
 }

@@ -23,20 +23,40 @@ pub(crate) fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Table {
-    /// CSV with a header line; `\n` line ends.
+    /// CSV with a header line; `\n` line ends. Written cell by cell into one buffer: tables
+    /// of millions of cells were a string per cell before.
     pub fn to_csv(&self) -> String {
-        let field = |s: &str, text: bool| -> String {
-            if self.quote_text && text {
-                format!("\"{}\"", s.replace('"', "\"\""))
+        use std::fmt::Write as _;
+        let field = |out: &mut String, s: &str, text: bool| {
+            if self.quote_text && text || s.contains([',', '"', '\n', '\r']) {
+                out.push('"');
+                out.push_str(&s.replace('"', "\"\""));
+                out.push('"');
             } else {
-                csv_field(s).into_owned()
+                out.push_str(s);
             }
         };
-        let mut out = self.columns.iter().map(|c| field(&c.name, true)).collect::<Vec<_>>().join(",");
+        let mut out = String::with_capacity(64 + self.rows() * self.columns.len() * 8);
+        for (i, c) in self.columns.iter().enumerate() {
+            if i > 0 {
+                out.push(',');
+            }
+            field(&mut out, &c.name, true);
+        }
         out.push('\n');
         for row in 0..self.rows() {
-            let line: Vec<String> = self.columns.iter().map(|c| field(&cell(&c.values, row), matches!(c.values, Values::Str(_)))).collect();
-            out.push_str(&line.join(","));
+            for (i, c) in self.columns.iter().enumerate() {
+                if i > 0 {
+                    out.push(',');
+                }
+                match &c.values {
+                    Values::Str(s) => field(&mut out, &s[row], true),
+                    Values::Int(v) => {
+                        let _ = write!(out, "{}", v[row]);
+                    }
+                    Values::Float(v) => super::pyfloat::push_python_float(&mut out, v[row]),
+                }
+            }
             out.push('\n');
         }
         out
