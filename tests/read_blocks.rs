@@ -3,12 +3,12 @@
 //! `testdata/` (damaged ones included), several block and chunk sizes, and block results merged
 //! out of order.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use kinetoscope::read::{job_range, job_to_end, parse_block, parse_range, read_bytes, BlockParse, FileReader};
 use kinetoscope::{RankTrace, ReadError};
 
-use crate::util;
+use crate::{eqnice, util};
 
 /// How the file is split, as the page's reading worker does it.
 #[derive(Clone, Copy, Debug)]
@@ -311,4 +311,40 @@ fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
             }
         }
     }
+}
+
+/// The CLI parses a file read alone in blocks on every core (`src/cli/input.rs`): what it reads
+/// is what one reader reads, on every hand-made Kineto trace (damaged ones included: the same
+/// warnings, or the same error) and the corpus' Kineto traces. The partial file holds every
+/// field of the read rank, so its bytes compare the whole read.
+#[test]
+fn cli_split_read_is_the_whole_read() {
+    let mut files: Vec<PathBuf> =
+        ["kineto", "analysis", "paddle", "rocprof"].iter().flat_map(|d| util::files_under(&util::testdata(d))).collect();
+    let corpus = !util::skip_without_corpus();
+    if corpus {
+        files.extend(util::files_under(&util::shared("traces/kineto")));
+    }
+    assert!(files.len() > 40, "{} files", files.len());
+    let dir = std::env::temp_dir().join(format!("kinetoscope-split-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let mut split_files = 0;
+    for (i, f) in files.iter().enumerate() {
+        let read = |split: bool| {
+            let out = dir.join(format!("{i}-{split}.kpartial"));
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"));
+            cmd.args(["analyze", f.to_str().expect("UTF-8 path"), "--partial", out.to_str().expect("UTF-8 path")]);
+            // small blocks: a hand-made file is cut many times
+            cmd.env("KINETOSCOPE_SPLIT_FROM", if split { "0" } else { "99999999999999" }).env("KINETOSCOPE_SPLIT_BLOCK", "997");
+            let o = cmd.output().expect("run kinetoscope");
+            let stderr = String::from_utf8_lossy(&o.stderr).replace(out.to_str().expect("UTF-8 path"), "OUT");
+            (o.status.code(), stderr, std::fs::read(&out).ok())
+        };
+        let (whole, split) = (read(false), read(true));
+        eqnice!(format!("{:?} {}", whole.0, whole.1), format!("{:?} {}", split.0, split.1));
+        assert!(whole.2 == split.2, "{}: the split read differs from the whole read", f.display());
+        split_files += usize::from(whole.2.is_some());
+    }
+    assert!(split_files > 30, "{split_files} files read");
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -35,7 +35,7 @@ use super::call_stack::CallStacks;
 use super::hta_frame::HtaFrame;
 use super::launches::{gpu_ops_by_correlation, launch_calls};
 use super::stats::np_round;
-use crate::model::RankTrace;
+use crate::model::{RankTrace, StrId};
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};
 
@@ -86,13 +86,13 @@ pub struct AtenOpResult {
 
 /// One launch attributed to an op instance: (instance key, launch order, op delay, runtime
 /// delay, kernel name). Delays in the unit the mode computes in (HTA: µs, default: ns).
-type Attributed = (Instance, usize, i64, i64, String);
+type Attributed = (Instance, usize, i64, i64, StrId);
 
 /// What identifies an op instance: HTA's (tid, name, start µs) or, exactly, the op's row.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 enum Instance {
-    Hta(u32, String, i64),
-    Row(usize, String),
+    Hta(u32, StrId, i64),
+    Row(usize, StrId),
 }
 
 /// `re.match(r"(cuda.*LaunchKernel)|(cuLaunchKernel)|(^runFunction)", name)`.
@@ -109,7 +109,7 @@ pub fn aten_op_kernels_and_delay(f: &HtaFrame, r: &RankTrace, hta: bool) -> Resu
         return Err("no kernel launch inside an ATen op: HTA 0.5.0 raises KeyError: 'thread_id'".into());
     }
     // per op instance: the sequence and the first launch's delays
-    let mut instances: FxHashMap<Instance, (usize, i64, i64, Vec<String>)> = FxHashMap::default();
+    let mut instances: FxHashMap<Instance, (usize, i64, i64, Vec<StrId>)> = FxHashMap::default();
     for (key, order, op_delay, rt_delay, kernel) in attributed {
         let e = instances.entry(key).or_insert((order, op_delay, rt_delay, Vec::new()));
         if order < e.0 {
@@ -117,12 +117,13 @@ pub fn aten_op_kernels_and_delay(f: &HtaFrame, r: &RankTrace, hta: bool) -> Resu
         }
         e.3.push(kernel);
     }
-    let mut groups: FxHashMap<(String, String), (i64, i64, i64)> = FxHashMap::default();
+    // names stay interned ids until the groups are known: one string per group, not per launch
+    let mut groups: FxHashMap<(StrId, Vec<StrId>), (i64, i64, i64)> = FxHashMap::default();
     for (key, (_, op_delay, rt_delay, kernels)) in instances {
         let name = match key {
             Instance::Hta(_, n, _) | Instance::Row(_, n) => n,
         };
-        let g = groups.entry((name, kernels.join(" -> "))).or_default();
+        let g = groups.entry((name, kernels)).or_default();
         g.0 += 1;
         g.1 += op_delay;
         g.2 += rt_delay;
@@ -131,9 +132,9 @@ pub fn aten_op_kernels_and_delay(f: &HtaFrame, r: &RankTrace, hta: bool) -> Resu
     let scale = if hta { 1.0 } else { 1000.0 };
     result.rows = groups
         .into_iter()
-        .map(|((aten_op_name, kernel_sequence), (n, a, b))| AtenOpKernels {
-            aten_op_name,
-            kernel_sequence,
+        .map(|((name, kernels), (n, a, b))| AtenOpKernels {
+            aten_op_name: r.strings.get(name).to_string(),
+            kernel_sequence: kernels.iter().map(|&k| r.strings.get(k)).collect::<Vec<_>>().join(" -> "),
             occurrence_count: n,
             avg_aten_op_launch_delay: np_round(a as f64 / n as f64 / scale, 3),
             avg_runtime_delay: np_round(b as f64 / n as f64 / scale, 3),
@@ -166,13 +167,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
                 ks.len()
             ));
         };
-        out.push((
-            Instance::Hta(f.tid[op], name(op).to_string(), f.ts[op]),
-            l,
-            f.ts[l] - f.ts[op],
-            f.ts[*k] - f.ts[l],
-            name(*k).to_string(),
-        ));
+        out.push((Instance::Hta(f.tid[op], f.name[op], f.ts[op]), l, f.ts[l] - f.ts[op], f.ts[*k] - f.ts[l], f.name[*k]));
     }
     Ok(out)
 }
@@ -251,7 +246,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, result: &mut AtenOpResult) -> Re
         if ks.len() > 1 {
             result.launches_with_several_kernels += 1;
         }
-        out.push((Instance::Row(op, name(op).to_string()), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], name(k).to_string()));
+        out.push((Instance::Row(op, f.name[op]), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], f.name[k]));
     }
     Ok(out)
 }

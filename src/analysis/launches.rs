@@ -16,9 +16,10 @@ pub const MTIA_LAUNCH: &str = "runFunction - job_prep_and_submit_for_execution";
 /// frame. Unlike HTA's `index_correlation`, this does not confuse "no partner" (0) with a
 /// partner that is event #0.
 pub fn launcher_rows(f: &HtaFrame, r: &RankTrace) -> Vec<Option<usize>> {
-    let mut frame_row: rustc_hash::FxHashMap<u32, usize> = Default::default();
+    // model row -> its first frame row (`u32::MAX`: not in the frame)
+    let mut frame_row = vec![u32::MAX; r.events.len()];
     for i in (0..f.len()).rev() {
-        frame_row.insert(f.row[i], i);
+        frame_row[f.row[i] as usize] = i as u32;
     }
     let launch = &r.links().launch;
     (0..f.len())
@@ -27,7 +28,9 @@ pub fn launcher_rows(f: &HtaFrame, r: &RankTrace) -> Vec<Option<usize>> {
             if !r.events.kind[e].is_device() {
                 return None;
             }
-            launch.get(e).filter(|&&l| l != crate::model::NONE).and_then(|l| frame_row.get(l).copied())
+            let l = *launch.get(e)?;
+            let at = *frame_row.get(l as usize)?;
+            (l != crate::model::NONE && at != u32::MAX).then_some(at as usize)
         })
         .collect()
 }

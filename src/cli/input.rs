@@ -62,29 +62,31 @@ pub fn set_max_inflated(text: &str) -> Result<()> {
 /// Files at least this large are read by a second thread while the first parses.
 const PREFETCH_FROM: u64 = 16 << 20;
 
-fn read_one(path: &Path, done: &AtomicU64) -> Result<RankTrace, kinetoscope::ReadError> {
+fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, kinetoscope::ReadError> {
     let name = path.display().to_string();
     let read = || {
         let io_err = |e: std::io::Error| kinetoscope::ReadError::new(0, "a readable file", e.to_string());
         let mut f = File::open(path).map_err(io_err)?;
         let total = f.metadata().map(|m| m.len()).ok();
-        let mut reader =
-            FileReader::new(&name, total).with_max_inflated(MAX_INFLATED.get().copied().unwrap_or(kinetoscope::read::DEFAULT_MAX_INFLATED));
-        if total.unwrap_or(0) < PREFETCH_FROM {
-            let mut buf = vec![0u8; CHUNK];
-            loop {
-                let n = f.read(&mut buf).map_err(io_err)?;
-                if n == 0 {
-                    break;
-                }
-                reader.push(&buf[..n])?;
-                done.fetch_add(n as u64, Ordering::Relaxed);
-            }
-            return reader.finish();
-        }
-        // large file: a second thread reads the next chunks while this one parses (the kernel's
-        // copy out of the page cache is ~13% of a read); buffers go back and forth, 3 in all
+        let parsers = if total.unwrap_or(0) >= split_from() { parsers } else { 0 };
+        let reader = if parsers > 0 { FileReader::new_split(&name, total, block_bytes()) } else { FileReader::new(&name, total) };
+        let reader = reader.with_max_inflated(MAX_INFLATED.get().copied().unwrap_or(kinetoscope::read::DEFAULT_MAX_INFLATED));
         std::thread::scope(|s| {
+            let mut sink = Sink::new(reader, &name, parsers, s);
+            if total.unwrap_or(0) < PREFETCH_FROM {
+                let mut buf = vec![0u8; CHUNK];
+                loop {
+                    let n = f.read(&mut buf).map_err(io_err)?;
+                    if n == 0 {
+                        break;
+                    }
+                    sink.push(&buf[..n])?;
+                    done.fetch_add(n as u64, Ordering::Relaxed);
+                }
+                return sink.finish();
+            }
+            // large file: a second thread reads the next chunks while this one parses (the kernel's
+            // copy out of the page cache is ~13% of a read); buffers go back and forth, 3 in all
             let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<std::io::Result<(Vec<u8>, usize)>>(2);
             let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
             for _ in 0..3 {
@@ -104,16 +106,109 @@ fn read_one(path: &Path, done: &AtomicU64) -> Result<RankTrace, kinetoscope::Rea
                 if n == 0 {
                     break;
                 }
-                reader.push(&buf[..n])?;
+                sink.push(&buf[..n])?;
                 done.fetch_add(n as u64, Ordering::Relaxed);
                 let _ = empty_tx.send(buf);
             }
             drop(empty_tx); // ends the reading thread if it waits for a buffer
-            reader.finish()
+            sink.finish()
         })
     };
     // every error names its file (its Display starts with the name), so callers print it as is
     read().map_err(|e| if e.file.is_empty() { e.in_file(&name) } else { e })
+}
+
+/// A file of at least this size, read alone, is parsed in blocks on every core
+/// (`KINETOSCOPE_SPLIT_FROM=BYTES` changes it, for tests and benchmarks).
+const SPLIT_FROM: u64 = 64 << 20;
+
+/// Size of the blocks a split file is parsed in, the page's too (`KINETOSCOPE_SPLIT_BLOCK=BYTES`
+/// changes it, for tests).
+const BLOCK_BYTES: usize = 8 << 20;
+
+fn split_from() -> u64 {
+    env_number("KINETOSCOPE_SPLIT_FROM").unwrap_or(SPLIT_FROM)
+}
+
+fn block_bytes() -> usize {
+    env_number("KINETOSCOPE_SPLIT_BLOCK").map_or(BLOCK_BYTES, |b| b.max(1) as usize)
+}
+
+fn env_number(name: &str) -> Option<u64> {
+    std::env::var(name).ok()?.parse().ok()
+}
+
+/// A block and what parsing it gave.
+type Parsed = (Result<Vec<u8>, kinetoscope::read::BlockError>, Vec<u8>);
+
+/// Where the chunks of one file go: its reader, and, for a split reader
+/// ([`FileReader::new_split`]), the threads that parse its blocks ([`kinetoscope::read::parse_block`])
+/// while this one reads (and inflates). The result is the rank the reader alone reads.
+struct Sink {
+    reader: FileReader,
+    jobs: Option<std::sync::mpsc::Sender<Vec<u8>>>,
+    results: Option<std::sync::mpsc::Receiver<Parsed>>,
+    /// Blocks handed out and not back above which reading waits (bounds the memory).
+    most: u32,
+}
+
+impl Sink {
+    /// `parsers` threads (0: the reader parses everything itself) in the scope `s`, for the
+    /// file `name`.
+    fn new<'s>(reader: FileReader, name: &str, parsers: usize, s: &'s std::thread::Scope<'s, '_>) -> Sink {
+        if parsers == 0 {
+            return Sink { reader, jobs: None, results: None, most: 0 };
+        }
+        let (jobs, queue) = std::sync::mpsc::channel::<Vec<u8>>();
+        let (done, results) = std::sync::mpsc::channel::<Parsed>();
+        let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
+        for _ in 0..parsers {
+            let (queue, done, name) = (queue.clone(), done.clone(), name.to_string());
+            s.spawn(move || loop {
+                let block = match queue.lock().map(|q| q.recv()) {
+                    Ok(Ok(block)) => block,
+                    _ => return,
+                };
+                if done.send((kinetoscope::read::parse_block(&name, &block), block)).is_err() {
+                    return;
+                }
+            });
+        }
+        Sink { reader, jobs: Some(jobs), results: Some(results), most: 2 * parsers as u32 }
+    }
+
+    fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
+        self.reader.push(chunk)?;
+        self.hand_out(false)
+    }
+
+    /// Gives ready blocks to the parsers and takes their results; waits while more than
+    /// `most` are out (all, with `all`).
+    fn hand_out(&mut self, all: bool) -> Result<(), kinetoscope::ReadError> {
+        let (Some(jobs), Some(results)) = (&self.jobs, &self.results) else { return Ok(()) };
+        let lost = || kinetoscope::ReadError::new(0, "a parsed block", "a parsing thread that stopped");
+        loop {
+            for block in self.reader.take_blocks() {
+                jobs.send(block).map_err(|_| lost())?;
+            }
+            let out = self.reader.blocks_outstanding();
+            if out == 0 || !all && out <= self.most {
+                return Ok(());
+            }
+            let (parsed, block) = results.recv().map_err(|_| lost())?;
+            let parsed = parsed.map_err(|e| kinetoscope::ReadError::new(0, "a parsed block", e.to_string()))?;
+            self.reader.add_partial(parsed, Some(block))?;
+        }
+    }
+
+    fn finish(mut self) -> Result<RankTrace, kinetoscope::ReadError> {
+        if self.jobs.is_some() {
+            self.reader.end_input()?;
+            self.hand_out(true)?;
+        }
+        self.jobs = None; // ends the parsing threads
+        self.reader.finish()
+    }
 }
 
 /// The progress line on stderr: every 200 ms until `finished` is set (and the thread unparked),
@@ -239,7 +334,9 @@ fn read_files(inputs: &[Input], ranks: &mut Vec<RankTrace>) -> Result<()> {
     let finished = AtomicBool::new(false);
     let results = std::thread::scope(|s| {
         let progress = show.then(|| s.spawn(|| show_progress(&done, total, &finished)));
-        let results = on_threads(inputs.len(), |i| read_one(&inputs[i].path, &done));
+        // one file alone is parsed in blocks on every core; several, one file per core
+        let parsers = if inputs.len() == 1 { cores() } else { 0 };
+        let results = on_threads(inputs.len(), |i| read_one(&inputs[i].path, &done, parsers));
         finished.store(true, Ordering::Release);
         if let Some(p) = &progress {
             p.thread().unpark();
@@ -260,12 +357,17 @@ fn read_files(inputs: &[Input], ranks: &mut Vec<RankTrace>) -> Result<()> {
     Ok(())
 }
 
+/// The machine's cores (1 if unknown).
+fn cores() -> usize {
+    std::thread::available_parallelism().map(|c| c.get()).unwrap_or(1)
+}
+
 /// `work(i)` for every `i` in `0..n`, on up to one thread per core, each thread taking the next
 /// `i` not yet taken; the results in the order of `i`. If `work` panicked (a bug), the panic's
 /// payload, once every thread has stopped.
 pub(super) fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) -> std::thread::Result<Vec<T>> {
     let next = AtomicUsize::new(0);
-    let threads = std::thread::available_parallelism().map(|c| c.get()).unwrap_or(1).min(n).max(1);
+    let threads = cores().min(n).max(1);
     let worker = || {
         let mut mine = Vec::new();
         loop {
