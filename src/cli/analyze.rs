@@ -168,13 +168,19 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, ANALYSIS_THREADS);
     let next = std::sync::atomic::AtomicUsize::new(0);
+    let written_so_far = Progress::default();
     std::thread::scope(|s| -> Result<()> {
+        // however the writing below ends, the threads stop waiting for it
+        let _release = Release(&written_so_far);
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
-            let (tx, next, plan, ctx) = (tx.clone(), &next, &plan, &ctx);
+            let (tx, next, plan, ctx, written_so_far) = (tx.clone(), &next, &plan, &ctx, &written_so_far);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(step) = plan.get(i) else { break };
+                if !written_so_far.wait_below(i) {
+                    break;
+                }
                 let started = std::time::Instant::now();
                 let result = run_step(ctx, step);
                 if tx.send((i, result, started.elapsed().as_secs_f64())).is_err() {
@@ -217,6 +223,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             if timings {
                 eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}", started.elapsed().as_secs_f64(), memory());
             }
+            written_so_far.set(i + 1);
         }
         Ok(())
     })?;
@@ -230,6 +237,43 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
 
 /// Analyses run at once by [`write_analyses`] (at most the machine's cores).
 const ANALYSIS_THREADS: usize = 2;
+
+/// How far past the last written step an analysis may start: results wait in memory until those
+/// before them are written, so a slow step must not let the others pile up results.
+const AHEAD: usize = 4;
+
+/// Steps written so far (`usize::MAX` once the writer stopped), for the analysis threads.
+#[derive(Default)]
+struct Progress {
+    written: std::sync::Mutex<usize>,
+    changed: std::sync::Condvar,
+}
+
+impl Progress {
+    /// Waits until step `i` may start (within [`AHEAD`] of the writer); `false` if the writer
+    /// stopped.
+    fn wait_below(&self, i: usize) -> bool {
+        let mut w = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        while *w != usize::MAX && i >= *w + AHEAD {
+            w = self.changed.wait(w).unwrap_or_else(std::sync::PoisonError::into_inner);
+        }
+        *w != usize::MAX
+    }
+
+    fn set(&self, written: usize) {
+        *self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner) = written;
+        self.changed.notify_all();
+    }
+}
+
+/// Marks the writer stopped when dropped (also on an error or a panic of the writer).
+struct Release<'a>(&'a Progress);
+
+impl Drop for Release<'_> {
+    fn drop(&mut self) {
+        self.0.set(usize::MAX);
+    }
+}
 
 fn csv_text(s: &str) -> String {
     if s.contains([',', '"', '\n']) {
