@@ -138,8 +138,8 @@ fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok()?.parse().ok()
 }
 
-/// A block and what parsing it gave.
-type Parsed = (Result<Vec<u8>, kinetoscope::read::BlockError>, Vec<u8>);
+/// A block and what parsing it gave (`None`: the parser panicked, a bug the panic hook reported).
+type Parsed = Option<(Result<Vec<u8>, kinetoscope::read::BlockError>, Vec<u8>)>;
 
 /// Where the chunks of one file go: its reader, and, for a split reader
 /// ([`FileReader::new_split`]), the threads that parse its blocks ([`kinetoscope::read::parse_block`])
@@ -169,7 +169,10 @@ impl Sink {
                     Ok(Ok(block)) => block,
                     _ => return,
                 };
-                if done.send((kinetoscope::read::parse_block(&name, &block), block)).is_err() {
+                // a panic must reach the reading thread, which would otherwise wait for this block
+                let parsed = std::panic::catch_unwind(|| kinetoscope::read::parse_block(&name, &block));
+                let stop = parsed.is_err();
+                if done.send(parsed.ok().map(|p| (p, block))).is_err() || stop {
                     return;
                 }
             });
@@ -195,7 +198,7 @@ impl Sink {
             if out == 0 || !all && out <= self.most {
                 return Ok(());
             }
-            let (parsed, block) = results.recv().map_err(|_| lost())?;
+            let (parsed, block) = results.recv().ok().flatten().ok_or_else(lost)?;
             let parsed = parsed.map_err(|e| kinetoscope::ReadError::new(0, "a parsed block", e.to_string()))?;
             self.reader.add_partial(parsed, Some(block))?;
         }
