@@ -118,16 +118,6 @@ pub struct HtaFrame {
     pub index_correlation: Vec<i64>,
     /// `iteration`: step number, −1 outside steps, `None` for HTA's NaN.
     pub iteration: Vec<Option<i64>>,
-    /// `external_id` (−1 when absent).
-    pub external_id: Vec<i64>,
-    /// `bytes` (−1 when absent).
-    pub bytes: Vec<i64>,
-    /// `memory_bw_gbps`: `args["memory bandwidth (GB/s)"]`, HTA's default 0.0 when absent.
-    pub memory_bw_gbps: Vec<f64>,
-    /// `wait_on_stream` (−1 when absent).
-    pub wait_on_stream: Vec<i64>,
-    /// `wait_on_cuda_event_record_corr_id` (−1 when absent).
-    pub wait_on_cuda_event_record_corr_id: Vec<i64>,
 }
 
 /// Columns of the oracle's `parsed_trace__rank{r}.csv`, in order.
@@ -250,7 +240,6 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
             f.ts_ns.push(ts * 1000);
             f.dur_ns.push(if rounded { dur as i64 * 1000 } else { ev.dur[e] });
         }
-        let arg = |a: IntArg| ev.int_arg(e as EventId, a);
         f.row.push(e as EventId);
         f.index.push(ev.index[e]);
         f.cat.push(ev.cat[e]);
@@ -265,11 +254,6 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         // our reader also accepts other spellings and flags them.
         let alt = |bit: u8| ev.flags[e] & bit != 0;
         f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
-        f.external_id.push(if alt(flags::EXTERNAL_ID_ALT_KEY) { -1 } else { ev.external_id[e] });
-        f.bytes.push(if alt(flags::BYTES_ALT_KEY) { None } else { arg(IntArg::Bytes) }.unwrap_or(-1));
-        f.memory_bw_gbps.push(ev.memory_bw_gbps(e as EventId).unwrap_or(0.0));
-        f.wait_on_stream.push(arg(IntArg::WaitOnStream).unwrap_or(-1));
-        f.wait_on_cuda_event_record_corr_id.push(arg(IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1));
     }
     f.index_correlation = index_correlation(&f, r);
     f.iteration = iteration(&f, r, exact);
@@ -422,6 +406,43 @@ impl HtaFrame {
     }
 
     /// The frame made of rows `order` (repeats allowed).
+    /// `external_id` of row `i` of rank `r`'s frame (−1 when absent, or given under another key
+    /// than HTA's `External id`). The args columns are read through the model row, not copied.
+    pub fn external_id(&self, r: &RankTrace, i: usize) -> i64 {
+        let e = self.row[i] as usize;
+        if r.events.flags[e] & flags::EXTERNAL_ID_ALT_KEY != 0 {
+            -1
+        } else {
+            r.events.external_id[e]
+        }
+    }
+
+    /// `bytes` of row `i` (−1 when absent, or under another key than `bytes`).
+    pub fn bytes(&self, r: &RankTrace, i: usize) -> i64 {
+        let e = self.row[i];
+        if r.events.flags[e as usize] & flags::BYTES_ALT_KEY != 0 {
+            -1
+        } else {
+            r.events.int_arg(e, IntArg::Bytes).unwrap_or(-1)
+        }
+    }
+
+    /// `memory_bw_gbps` of row `i`: `args["memory bandwidth (GB/s)"]`, HTA's default 0.0 when
+    /// absent.
+    pub fn memory_bw_gbps(&self, r: &RankTrace, i: usize) -> f64 {
+        r.events.memory_bw_gbps(self.row[i]).unwrap_or(0.0)
+    }
+
+    /// `wait_on_stream` of row `i` (−1 when absent).
+    pub fn wait_on_stream(&self, r: &RankTrace, i: usize) -> i64 {
+        r.events.int_arg(self.row[i], IntArg::WaitOnStream).unwrap_or(-1)
+    }
+
+    /// `wait_on_cuda_event_record_corr_id` of row `i` (−1 when absent).
+    pub fn wait_on_cuda_event_record_corr_id(&self, r: &RankTrace, i: usize) -> i64 {
+        r.events.int_arg(self.row[i], IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1)
+    }
+
     fn select(&self, order: &[usize]) -> HtaFrame {
         fn pick<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
             order.iter().map(|&i| v[i].clone()).collect()
@@ -446,11 +467,6 @@ impl HtaFrame {
             correlation: pick(&self.correlation, order),
             index_correlation: pick(&self.index_correlation, order),
             iteration: pick(&self.iteration, order),
-            external_id: pick(&self.external_id, order),
-            bytes: pick(&self.bytes, order),
-            memory_bw_gbps: pick(&self.memory_bw_gbps, order),
-            wait_on_stream: pick(&self.wait_on_stream, order),
-            wait_on_cuda_event_record_corr_id: pick(&self.wait_on_cuda_event_record_corr_id, order),
         }
     }
 }
@@ -470,7 +486,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             Some(v) => v.to_string(),
             None => String::new(),
         };
-        let bw = python_float_repr(f.memory_bw_gbps[i]);
+        let bw = python_float_repr(f.memory_bw_gbps(r, i));
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
@@ -486,11 +502,11 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             f.correlation[i],
             f.index_correlation[i],
             it,
-            f.external_id[i],
-            f.bytes[i],
+            f.external_id(r, i),
+            f.bytes(r, i),
             bw,
-            f.wait_on_stream[i],
-            f.wait_on_cuda_event_record_corr_id[i],
+            f.wait_on_stream(r, i),
+            f.wait_on_cuda_event_record_corr_id(r, i),
         );
     }
     out

@@ -88,7 +88,7 @@ pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> 
     let mut points = Vec::with_capacity(2 * n);
     for (k, &i) in ops.iter().enumerate() {
         let name = memory_kernel_type(r.strings.get(f.name[i]));
-        let bw = f.memory_bw_gbps[i];
+        let bw = f.memory_bw_gbps(r, i);
         // HTA: "In case of 0 us duration events round it up to 1 us"
         let dur = if hta && f.dur_ns[i] == 0 { 1000 } else { f.dur_ns[i] };
         points.push(BwPoint { row: k, op: i, ts_ns: f.ts_ns[i], name: name.clone(), delta: bw, value: 0.0 });

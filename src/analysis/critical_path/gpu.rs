@@ -178,7 +178,7 @@ pub fn add_gpu_edges(
             let wait_end = |g: &Graph| nodes_of_launch(g, i).map(|(_, end)| end);
             match name(i) {
                 n @ ("Stream Wait Event" | "Event Sync") => {
-                    let Some(&src_kernel) = events.recorded.get(&f.wait_on_cuda_event_record_corr_id[i]) else { continue };
+                    let Some(&src_kernel) = events.recorded.get(&f.wait_on_cuda_event_record_corr_id(r, i)) else { continue };
                     if n == "Stream Wait Event" {
                         let call = launch_of(i).map(|c| i64::from(f.index[c]));
                         let Some(&dest) = call.and_then(|c| events.waiting.get(&c)) else { continue };
@@ -363,8 +363,8 @@ impl EventMatches {
         };
         // the recorded (stream, gpu) of each record correlation, from the sync events waiting on it
         let mut stream_of_record: FxHashMap<i64, (i64, u32)> = FxHashMap::default();
-        for i in (0..n).filter(|&i| f.wait_on_stream[i] > -1) {
-            stream_of_record.entry(f.wait_on_cuda_event_record_corr_id[i]).or_insert((f.wait_on_stream[i], f.pid[i]));
+        for (i, wait) in (0..n).map(|i| (i, f.wait_on_stream(r, i))).filter(|&(_, w)| w > -1) {
+            stream_of_record.entry(f.wait_on_cuda_event_record_corr_id(r, i)).or_insert((wait, f.pid[i]));
         }
         for i in (0..n).filter(|&i| is_event_record(name(i), hta)) {
             let Some(&(stream, gpu)) = stream_of_record.get(&f.correlation[i]) else { continue };
