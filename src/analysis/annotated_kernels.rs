@@ -217,9 +217,9 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         )
     };
     let iteration = if f.iteration_is_float {
-        Values::Float(rows.iter().map(|&i| f.iteration[i].map_or(f64::NAN, |v| v as f64)).collect())
+        Values::Float(rows.iter().map(|&i| f.iteration(i).map_or(f64::NAN, |v| v as f64)).collect())
     } else {
-        Values::Int(rows.iter().map(|&i| f.iteration[i].unwrap_or(-1)).collect())
+        Values::Int(rows.iter().map(|&i| f.iteration(i).unwrap_or(-1)).collect())
     };
     let annotation = |k: &AnnotatedKernel| k.stack.last().map(|&a| name(r.strings.get(f.name[a]))).unwrap_or_default();
     let mut t = Table::new(&format!("gpu_kernels_with_user_annotations__rank{}", f.rank))

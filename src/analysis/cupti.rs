@@ -195,10 +195,10 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             }
         };
         let consts = |x: f64| Values::Float(vec![x; kernels.len()]);
-        let iteration = if f.iteration_is_float || kernels.iter().any(|k| f.iteration[k.range_row].is_none()) {
-            Values::Float(kernels.iter().map(|k| f.iteration[k.range_row].map_or(f64::NAN, |v| v as f64)).collect())
+        let iteration = if f.iteration_is_float || kernels.iter().any(|k| f.iteration(k.range_row).is_none()) {
+            Values::Float(kernels.iter().map(|k| f.iteration(k.range_row).map_or(f64::NAN, |v| v as f64)).collect())
         } else {
-            ints(&|i| f.iteration[i].unwrap_or(-1))
+            ints(&|i| f.iteration(i).unwrap_or(-1))
         };
         t = t
             .with("index", Unit::None, ints(&|i| i64::from(f.index[i])))

@@ -116,9 +116,12 @@ pub struct HtaFrame {
     pub correlation: Vec<i64>,
     /// `index_correlation`: −1 no link, 0 correlated but no partner, else the partner's `index`.
     pub index_correlation: Vec<i64>,
-    /// `iteration`: step number, −1 outside steps, `None` for HTA's NaN.
-    pub iteration: Vec<Option<i64>>,
+    /// `iteration` ([`HtaFrame::iteration`]), [`NAN_ITERATION`] for HTA's NaN.
+    pub(crate) iterations: Vec<i64>,
 }
+
+/// `iterations` value of HTA's NaN (step numbers are never negative; −1 is "outside steps").
+const NAN_ITERATION: i64 = i64::MIN;
 
 /// Columns of the oracle's `parsed_trace__rank{r}.csv`, in order.
 pub const CSV_COLUMNS: [&str; 17] = [
@@ -256,8 +259,8 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
     }
     f.index_correlation = index_correlation(&f, r);
-    f.iteration = iteration(&f, r, exact);
-    f.iteration_is_float = f.iteration.iter().any(Option::is_none);
+    f.iterations = iteration(&f, r, exact).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
+    f.iteration_is_float = f.iterations.contains(&NAN_ITERATION);
     f
 }
 
@@ -406,6 +409,11 @@ impl HtaFrame {
     }
 
     /// The frame made of rows `order` (repeats allowed).
+    /// `iteration` of row `i`: its step number, −1 outside steps, `None` for HTA's NaN.
+    pub fn iteration(&self, i: usize) -> Option<i64> {
+        Some(self.iterations[i]).filter(|&it| it != NAN_ITERATION)
+    }
+
     /// `external_id` of row `i` of rank `r`'s frame (−1 when absent, or given under another key
     /// than HTA's `External id`). The args columns are read through the model row, not copied.
     pub fn external_id(&self, r: &RankTrace, i: usize) -> i64 {
@@ -466,7 +474,7 @@ impl HtaFrame {
             stream: pick(&self.stream, order),
             correlation: pick(&self.correlation, order),
             index_correlation: pick(&self.index_correlation, order),
-            iteration: pick(&self.iteration, order),
+            iterations: pick(&self.iterations, order),
         }
     }
 }
@@ -481,7 +489,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
     out.push('\n');
     let num = |x: f64, float: bool| if float { python_float_repr(x) } else { format!("{}", x as i64) };
     for i in order {
-        let it = match f.iteration[i] {
+        let it = match f.iteration(i) {
             Some(v) if f.iteration_is_float => python_float_repr(v as f64),
             Some(v) => v.to_string(),
             None => String::new(),

@@ -128,7 +128,7 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
         let links = (!hta).then(|| r.links());
         for i in 0..f.len() {
             // HTA leaves ROCm's stream-0 GPU rows without an iteration; the model links them
-            let it = match (f.iteration[i], links) {
+            let it = match (f.iteration(i), links) {
                 (Some(it), _) => it,
                 (None, Some(l)) if l.launch[f.row[i] as usize] != NONE => i64::from(l.step[f.row[i] as usize]),
                 _ => continue,

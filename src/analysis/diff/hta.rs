@@ -104,7 +104,7 @@ impl<'a> LabeledTrace<'a> {
         let f = &self.frame;
         let mut groups: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
         for i in 0..f.len() {
-            if f.iteration[i] != Some(iteration) || !device.keeps(f.stream[i]) {
+            if f.iteration(i) != Some(iteration) || !device.keeps(f.stream[i]) {
                 continue;
             }
             let g = groups.entry((self.rank.strings.get(f.cat[i]), self.rank.strings.get(f.name[i]))).or_insert((0, 0));

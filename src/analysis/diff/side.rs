@@ -81,7 +81,7 @@ pub(super) struct Scope<'f> {
 
 impl Scope<'_> {
     pub(super) fn keeps(&self, i: usize) -> bool {
-        self.steps.is_empty() || self.f.iteration[i].is_some_and(|n| self.steps.binary_search(&n).is_ok())
+        self.steps.is_empty() || self.f.iteration(i).is_some_and(|n| self.steps.binary_search(&n).is_ok())
     }
 
     pub(super) fn kind(&self, i: usize) -> Kind {

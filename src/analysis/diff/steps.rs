@@ -36,7 +36,7 @@ pub(super) fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, Analys
         }
         let mut work: FxHashMap<i64, Vec<(i64, i64)>> = FxHashMap::default();
         for i in gpu_rows(f, r, false) {
-            if let Some(n) = f.iteration[i] {
+            if let Some(n) = f.iteration(i) {
                 work.entry(n).or_default().push((f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i]));
             }
         }
