@@ -221,7 +221,7 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("external_id", Unit::None, ints(&|i| f.external_id(r, i)))
             .with("index_correlation", Unit::None, ints(&|i| f.index_correlation[i]))
             .with("iteration", Unit::None, iteration)
-            .with("end", Unit::Us, num(&|i| f.end[i]))
+            .with("end", Unit::Us, num(&|i| f.end(i)))
             .with("depth", Unit::None, ints(&|_| -1))
             .with("height", Unit::None, ints(&|_| -1))
             .with("parent", Unit::None, ints(&|_| -1))

@@ -108,8 +108,11 @@ pub struct HtaFrame {
     pub dur_ns: Vec<i64>,
     /// `dur`, µs, the value HTA holds (integral unless `dur_is_float` and not rounded).
     pub dur: Vec<f64>,
-    /// `end`, µs: `ts + dur` on the file's clock (stale, not aligned; §1.7).
-    pub end: Vec<f64>,
+    /// µs subtracted from `ts` by the alignment (§1.8; 0 before it): `end` ([`HtaFrame::end`])
+    /// is computed from it, not stored.
+    pub ts_shift_us: i64,
+    /// `end` is the aligned exact end (`exact` frames, once aligned) instead of HTA's stale one.
+    pub end_exact: bool,
     /// `stream` (−1 when absent or not an integer).
     pub stream: Vec<i64>,
     /// `correlation` (−1 when absent).
@@ -156,11 +159,8 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
         for t in &mut f.ts_ns {
             *t -= min_ts_ns.unwrap_or(0);
         }
-        if opts.exact {
-            for (e, (t, d)) in f.end.iter_mut().zip(f.ts_ns.iter().zip(&f.dur_ns)) {
-                *e = super::units::us(t + d);
-            }
-        }
+        f.ts_shift_us = min_ts_us.unwrap_or(0);
+        f.end_exact = opts.exact;
     }
     let mut symbols: Vec<&str> = Vec::new();
     for (f, r) in frames.iter().zip(&trace.ranks) {
@@ -251,7 +251,6 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         f.tid.push(ev.tid[e]);
         f.ts.push(ts);
         f.dur.push(dur);
-        f.end.push(ts as f64 + dur);
         f.stream.push(ev.stream[e]);
         // HTA reads only the exact keys `correlation`, `External id`, `bytes` (SPEC §1.2 step 7);
         // our reader also accepts other spellings and flags them.
@@ -357,7 +356,7 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
     let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
     let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
     let cpu: Vec<usize> = if include_last {
-        let last_end = steps.iter().map(|&i| f.end[i]).reduce(f64::max);
+        let last_end = steps.iter().map(|&i| f.end(i)).reduce(f64::max);
         (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts[i] as f64) <= e)).collect()
     } else {
         let last_start = steps.iter().map(|&i| f.ts[i]).max();
@@ -409,6 +408,16 @@ impl HtaFrame {
     }
 
     /// The frame made of rows `order` (repeats allowed).
+    /// `end` of row `i`, µs: HTA's `ts + dur` on the file's clock (stale, not aligned; §1.7), or,
+    /// in aligned exact frames, the aligned exact end.
+    pub fn end(&self, i: usize) -> f64 {
+        if self.end_exact {
+            super::units::us(self.ts_ns[i] + self.dur_ns[i])
+        } else {
+            (self.ts[i] + self.ts_shift_us) as f64 + self.dur[i]
+        }
+    }
+
     /// `iteration` of row `i`: its step number, −1 outside steps, `None` for HTA's NaN.
     pub fn iteration(&self, i: usize) -> Option<i64> {
         Some(self.iterations[i]).filter(|&it| it != NAN_ITERATION)
@@ -470,7 +479,8 @@ impl HtaFrame {
             ts_ns: pick(&self.ts_ns, order),
             dur_ns: pick(&self.dur_ns, order),
             dur: pick(&self.dur, order),
-            end: pick(&self.end, order),
+            ts_shift_us: self.ts_shift_us,
+            end_exact: self.end_exact,
             stream: pick(&self.stream, order),
             correlation: pick(&self.correlation, order),
             index_correlation: pick(&self.index_correlation, order),
@@ -505,7 +515,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             csv_field(&r.id_text(f.tid[i])),
             f.ts[i],
             num(f.dur[i], f.dur_is_float),
-            num(f.end[i], f.dur_is_float),
+            num(f.end(i), f.dur_is_float),
             f.stream[i],
             f.correlation[i],
             f.index_correlation[i],
