@@ -209,7 +209,7 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         } else {
             Values::Int(rows.iter().map(|&i| f.dur[i] as i64).collect())
         };
-        (Values::Int(rows.iter().map(|&i| f.ts[i]).collect()), dur)
+        (Values::Int(rows.iter().map(|&i| f.ts(i)).collect()), dur)
     } else {
         (
             Values::Float(rows.iter().map(|&i| super::units::us(f.ts_ns[i])).collect()),

@@ -167,7 +167,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
                 ks.len()
             ));
         };
-        out.push((Instance::Hta(f.tid[op], f.name[op], f.ts[op]), l, f.ts[l] - f.ts[op], f.ts[*k] - f.ts[l], f.name[*k]));
+        out.push((Instance::Hta(f.tid[op], f.name[op], f.ts(op)), l, f.ts(l) - f.ts(op), f.ts(*k) - f.ts(l), f.name[*k]));
     }
     Ok(out)
 }

@@ -206,7 +206,7 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("name", Unit::None, strs(&|k| name(k.range_row)))
             .with("pid", Unit::None, strs(&|k| r.id_text(f.pid[k.range_row])))
             .with("tid", Unit::None, strs(&|k| r.id_text(f.tid[k.range_row])))
-            .with("ts", Unit::Us, ints(&|i| f.ts[i]))
+            .with("ts", Unit::Us, ints(&|i| f.ts(i)))
             .with("dur", Unit::Us, num(&|i| f.dur[i]))
             .with("stream", Unit::None, ints(&|i| f.stream[i]))
             .with("correlation", Unit::None, ints(&|i| f.correlation[i]))

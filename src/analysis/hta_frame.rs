@@ -99,8 +99,6 @@ pub struct HtaFrame {
     pub pid: Vec<u32>,
     /// `tid`: index into [`RankTrace::ids`].
     pub tid: Vec<u32>,
-    /// `ts`, µs, relative to [`HtaFrames::min_ts_us`] (floor of the exact time when `exact`).
-    pub ts: Vec<i64>,
     /// Start, ns, relative to the earliest start of all ranks: `ts` × 1000 (HTA), or the exact
     /// start (`exact`).
     pub ts_ns: Vec<i64>,
@@ -108,9 +106,11 @@ pub struct HtaFrame {
     pub dur_ns: Vec<i64>,
     /// `dur`, µs, the value HTA holds (integral unless `dur_is_float` and not rounded).
     pub dur: Vec<f64>,
-    /// µs subtracted from `ts` by the alignment (§1.8; 0 before it): `end` ([`HtaFrame::end`])
-    /// is computed from it, not stored.
+    /// µs subtracted from `ts` by the alignment (§1.8; 0 before it): `ts` and `end`
+    /// ([`HtaFrame::ts`], [`HtaFrame::end`]) are computed from the ns columns, not stored.
     pub ts_shift_us: i64,
+    /// ns subtracted from `ts_ns` by the alignment (0 before it).
+    pub ts_shift_ns: i64,
     /// `end` is the aligned exact end (`exact` frames, once aligned) instead of HTA's stale one.
     pub end_exact: bool,
     /// `stream` (−1 when absent or not an integer).
@@ -150,15 +150,13 @@ pub const CSV_COLUMNS: [&str; 17] = [
 /// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
 pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
-    let min_ts_us = frames.iter().filter_map(|f| f.ts.iter().min().copied()).min();
+    let min_ts_us = frames.iter().filter_map(|f| (0..f.len()).map(|i| f.ts(i)).min()).min();
     let min_ts_ns = frames.iter().filter_map(|f| f.ts_ns.iter().min().copied()).min();
     for f in &mut frames {
-        for t in &mut f.ts {
-            *t -= min_ts_us.unwrap_or(0);
-        }
         for t in &mut f.ts_ns {
             *t -= min_ts_ns.unwrap_or(0);
         }
+        f.ts_shift_ns = min_ts_ns.unwrap_or(0);
         f.ts_shift_us = min_ts_us.unwrap_or(0);
         f.end_exact = opts.exact;
     }
@@ -249,7 +247,6 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         f.name.push(ev.name[e]);
         f.pid.push(ev.pid[e]);
         f.tid.push(ev.tid[e]);
-        f.ts.push(ts);
         f.dur.push(dur);
         f.stream.push(ev.stream[e]);
         // HTA reads only the exact keys `correlation`, `External id`, `bytes` (SPEC §1.2 step 7);
@@ -295,11 +292,15 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool) -> Vec<Option<i64>> {
             Some(if exact {
                 (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], num)
             } else {
-                (f.ts[i], (f.ts[i] as f64 + f.dur[i]).ceil() as i64, num)
+                (f.ts(i), (f.ts(i) as f64 + f.dur[i]).ceil() as i64, num)
             })
         })
         .collect();
-    let first = cpu_iterations(f, if exact { &f.ts_ns } else { &f.ts }, &steps);
+    let first = if exact {
+        cpu_iterations(f, &f.ts_ns, &steps)
+    } else {
+        cpu_iterations(f, &(0..f.len()).map(|i| f.ts(i)).collect::<Vec<_>>(), &steps)
+    };
     (0..f.len())
         .map(|i| match f.stream[i] {
             s if s < 0 => first[i],
@@ -357,10 +358,10 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
     let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
     let cpu: Vec<usize> = if include_last {
         let last_end = steps.iter().map(|&i| f.end(i)).reduce(f64::max);
-        (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts[i] as f64) <= e)).collect()
+        (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts(i) as f64) <= e)).collect()
     } else {
-        let last_start = steps.iter().map(|&i| f.ts[i]).max();
-        (0..n).filter(|&i| !gpu[i] && last_start.is_some_and(|s| f.ts[i] < s)).collect()
+        let last_start = steps.iter().map(|&i| f.ts(i)).max();
+        (0..n).filter(|&i| !gpu[i] && last_start.is_some_and(|s| f.ts(i) < s)).collect()
     };
     let mut cpu_per_corr: rustc_hash::FxHashMap<i64, usize> = Default::default();
     for &i in &cpu {
@@ -408,13 +409,19 @@ impl HtaFrame {
     }
 
     /// The frame made of rows `order` (repeats allowed).
+    /// `ts` of row `i`, µs, relative to [`HtaFrames::min_ts_us`] (floor of the exact time in
+    /// `exact` frames): the start on the file's clock in whole µs, less the alignment.
+    pub fn ts(&self, i: usize) -> i64 {
+        (self.ts_ns[i] + self.ts_shift_ns).div_euclid(1000) - self.ts_shift_us
+    }
+
     /// `end` of row `i`, µs: HTA's `ts + dur` on the file's clock (stale, not aligned; §1.7), or,
     /// in aligned exact frames, the aligned exact end.
     pub fn end(&self, i: usize) -> f64 {
         if self.end_exact {
             super::units::us(self.ts_ns[i] + self.dur_ns[i])
         } else {
-            (self.ts[i] + self.ts_shift_us) as f64 + self.dur[i]
+            (self.ts(i) + self.ts_shift_us) as f64 + self.dur[i]
         }
     }
 
@@ -475,11 +482,11 @@ impl HtaFrame {
             name: pick(&self.name, order),
             pid: pick(&self.pid, order),
             tid: pick(&self.tid, order),
-            ts: pick(&self.ts, order),
             ts_ns: pick(&self.ts_ns, order),
             dur_ns: pick(&self.dur_ns, order),
             dur: pick(&self.dur, order),
             ts_shift_us: self.ts_shift_us,
+            ts_shift_ns: self.ts_shift_ns,
             end_exact: self.end_exact,
             stream: pick(&self.stream, order),
             correlation: pick(&self.correlation, order),
@@ -513,7 +520,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             csv_field(r.strings.get(f.name[i])),
             csv_field(&r.id_text(f.pid[i])),
             csv_field(&r.id_text(f.tid[i])),
-            f.ts[i],
+            f.ts(i),
             num(f.dur[i], f.dur_is_float),
             num(f.end(i), f.dur_is_float),
             f.stream[i],

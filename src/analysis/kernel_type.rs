@@ -101,7 +101,7 @@ pub(crate) fn typed_gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<(usi
 
 /// `[ts, ts + dur)` as HTA holds it: µs floats (`ts` whole µs, `dur` as parsed or rounded).
 pub(crate) fn hta_interval(f: &HtaFrame, i: usize) -> (f64, f64) {
-    let ts = f.ts[i] as f64;
+    let ts = f.ts(i) as f64;
     (ts, ts + f.dur[i])
 }
 

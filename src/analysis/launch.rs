@@ -89,7 +89,7 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
     for c in (0..f.len()).filter(|&i| f.stream[i] == -1 && ids.contains(&f.correlation[i])) {
         for &g in gpu.get(&f.correlation[c]).map(Vec::as_slice).unwrap_or_default() {
             // pandas: (ts_y - ts_x) in int64, then - dur_x, then clip(lower=0)
-            let delay = (f.ts[g] - f.ts[c]) as f64 - f.dur[c];
+            let delay = (f.ts(g) - f.ts(c)) as f64 - f.dur[c];
             out.push(LaunchStat {
                 correlation: f.correlation[c],
                 cpu_row: c,
