@@ -408,7 +408,6 @@ impl HtaFrame {
         self.row.is_empty()
     }
 
-    /// The frame made of rows `order` (repeats allowed).
     /// `ts` of row `i`, µs, relative to [`HtaFrames::min_ts_us`] (floor of the exact time in
     /// `exact` frames): the start on the file's clock in whole µs, less the alignment.
     pub fn ts(&self, i: usize) -> i64 {
@@ -467,6 +466,7 @@ impl HtaFrame {
         r.events.int_arg(self.row[i], IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1)
     }
 
+    /// The frame made of rows `order` (repeats allowed).
     fn select(&self, order: &[usize]) -> HtaFrame {
         fn pick<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
             order.iter().map(|&i| v[i].clone()).collect()
