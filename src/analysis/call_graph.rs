@@ -33,7 +33,7 @@
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::endpoints::{exact_order, hta_order, Endpoint, EndpointError};
-use super::hta_frame::HtaFrame;
+use super::hta_frame::{ByIndex, HtaFrame};
 use crate::model::{IdValue, Kind, RankTrace};
 
 /// No node.
@@ -171,22 +171,17 @@ impl CallGraph {
             stacks: Vec::new(),
         };
         let mut cdepth: Vec<i32> = filled(-1, n, nodes);
-        // `index` → the first frame row with it (`NONE` when none); a row is repeated when its
-        // index already had one
-        let mut first_row: Vec<u32> = vec![NONE; f.index.iter().max().map_or(0, |&m| m as usize + 1)];
-        let mut repeated = vec![false; first_row.len()];
+        let by_index = ByIndex::new(f);
+        // indexes of rows that are not the first with theirs (HTA repeats GPU rows, §1.9)
+        let mut repeated: FxHashSet<u32> = FxHashSet::default();
         for i in 0..n {
-            let at = &mut first_row[f.index[i] as usize];
-            if *at == NONE {
-                *at = i as u32;
-            } else {
-                repeated[f.index[i] as usize] = true;
+            let first = by_index.get(i64::from(f.index[i])).unwrap_or(i);
+            g.node_of_row[i] = first as u32;
+            if first != i {
+                repeated.insert(f.index[i]);
             }
         }
-        let first = |index: i64| usize::try_from(index).ok().and_then(|x| first_row.get(x)).filter(|&&j| j != NONE).map(|&j| j as usize);
-        for i in 0..n {
-            g.node_of_row[i] = first_row[f.index[i] as usize];
-        }
+        let first = |index: i64| by_index.get(index);
         // (launch row, kernel row) of every kernel, sorted
         let mut launched: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
@@ -228,12 +223,12 @@ impl CallGraph {
             } else {
                 g.new_root(&mut cdepth)
             };
-            g.build_stack(f, &cpu, root, opts.hta, &first_row, &mut cdepth)?;
+            g.build_stack(f, &cpu, root, opts.hta, &by_index, &mut cdepth)?;
             // kernels launched from this thread, in frame order
             let mut links: Vec<(usize, usize)> = rows.iter().flat_map(|&l| kernels_of(l).map(move |k| (k, l))).collect();
             links.sort_unstable();
             for (k, l) in links {
-                if opts.hta && repeated[f.index[k] as usize] {
+                if opts.hta && repeated.contains(&f.index[k]) {
                     return Err(CallGraphError(format!(
                         "ValueError: The truth value of a Series is ambiguous (kernel #{} is repeated in the frame, SPEC §5.9)",
                         f.index[k]
@@ -286,14 +281,14 @@ impl CallGraph {
     }
 
     /// Step 1 for one thread's CPU rows.
-    /// `first_row` maps an `index` to its first frame row.
+    /// `by_index` finds an `index`'s first frame row.
     fn build_stack(
         &mut self,
         f: &HtaFrame,
         cpu: &[usize],
         root: u32,
         hta: bool,
-        first_row: &[u32],
+        by_index: &ByIndex,
         cdepth: &mut [i32],
     ) -> Result<(), CallGraphError> {
         // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so it
@@ -307,7 +302,8 @@ impl CallGraph {
         let mut stack: Vec<u32> = Vec::new();
         let mut on_stack = vec![false; if hta { 0 } else { self.rows }];
         for e in ends {
-            let row = first_row[e.index as usize];
+            let Some(row) = by_index.get(e.index) else { continue };
+            let row = row as u32;
             if e.open {
                 let parent = stack.last().copied().unwrap_or(root);
                 self.add_edge(parent, row, false, root, cdepth);

@@ -123,6 +123,26 @@ pub struct HtaFrame {
     pub(crate) iterations: Vec<i64>,
 }
 
+/// Row lookups by `index` (HTA's `.loc[label]`): the first frame row with each `index`.
+pub struct ByIndex(Vec<u32>);
+
+impl ByIndex {
+    /// The lookup of frame `f`.
+    pub fn new(f: &HtaFrame) -> ByIndex {
+        let mut first = vec![u32::MAX; f.index.iter().max().map_or(0, |&m| m as usize + 1)];
+        for i in (0..f.len()).rev() {
+            first[f.index[i] as usize] = i as u32;
+        }
+        ByIndex(first)
+    }
+
+    /// The first row with `index`, if any.
+    pub fn get(&self, index: i64) -> Option<usize> {
+        let row = *self.0.get(usize::try_from(index).ok()?)?;
+        (row != u32::MAX).then_some(row as usize)
+    }
+}
+
 /// `iterations` value of HTA's NaN (step numbers are never negative; −1 is "outside steps").
 const NAN_ITERATION: i64 = i64::MIN;
 

@@ -32,7 +32,7 @@
 
 use rustc_hash::FxHashMap;
 
-use super::super::hta_frame::HtaFrame;
+use super::super::hta_frame::{ByIndex, HtaFrame};
 use super::super::queue::{QueuePoint, HTA_LAUNCH_NAMES};
 use super::graph::{EdgeKind, Graph};
 use crate::model::{Kind, RankTrace};
@@ -89,23 +89,6 @@ fn sync_kind(name: &str) -> Option<bool> {
         "DeviceSynchronize" | "CtxSynchronize" | "ThreadSynchronize" => Some(true),
         "StreamSynchronize" | "EventSynchronize" | "EventQuery" | "StreamQuery" => Some(false),
         _ => None,
-    }
-}
-
-/// Row lookups by `index` (HTA's `.loc[label]`: the first row with that index).
-struct ByIndex(FxHashMap<i64, usize>);
-
-impl ByIndex {
-    fn new(f: &HtaFrame) -> ByIndex {
-        let mut m = FxHashMap::default();
-        for i in (0..f.len()).rev() {
-            m.insert(i64::from(f.index[i]), i);
-        }
-        ByIndex(m)
-    }
-
-    fn get(&self, index: i64) -> Option<usize> {
-        self.0.get(&index).copied()
     }
 }
 
