@@ -146,8 +146,14 @@ type Parsed = Option<(Result<Vec<u8>, kinetoscope::read::BlockError>, Vec<u8>)>;
 /// while this one reads (and inflates). The result is the rank the reader alone reads.
 struct Sink {
     reader: FileReader,
-    jobs: Option<std::sync::mpsc::Sender<Vec<u8>>>,
-    results: Option<std::sync::mpsc::Receiver<Parsed>>,
+    /// The parsing threads (`None`: the reader parses everything itself).
+    parsers: Option<Parsers>,
+}
+
+/// The parsing threads of a [`Sink`]: blocks go out on `jobs`, results come back on `results`.
+struct Parsers {
+    jobs: std::sync::mpsc::Sender<Vec<u8>>,
+    results: std::sync::mpsc::Receiver<Parsed>,
     /// Blocks handed out and not back above which reading waits (bounds the memory).
     most: u32,
 }
@@ -157,7 +163,7 @@ impl Sink {
     /// file `name`.
     fn new<'s>(reader: FileReader, name: &str, parsers: usize, s: &'s std::thread::Scope<'s, '_>) -> Sink {
         if parsers == 0 {
-            return Sink { reader, jobs: None, results: None, most: 0 };
+            return Sink { reader, parsers: None };
         }
         let (jobs, queue) = std::sync::mpsc::channel::<Vec<u8>>();
         let (done, results) = std::sync::mpsc::channel::<Parsed>();
@@ -177,7 +183,7 @@ impl Sink {
                 }
             });
         }
-        Sink { reader, jobs: Some(jobs), results: Some(results), most: 2 * parsers as u32 }
+        Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32 }) }
     }
 
     fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
@@ -188,28 +194,28 @@ impl Sink {
     /// Gives ready blocks to the parsers and takes their results; waits while more than
     /// `most` are out (all, with `all`).
     fn hand_out(&mut self, all: bool) -> Result<(), kinetoscope::ReadError> {
-        let (Some(jobs), Some(results)) = (&self.jobs, &self.results) else { return Ok(()) };
+        let Some(p) = &self.parsers else { return Ok(()) };
         let lost = || kinetoscope::ReadError::new(0, "a parsed block", "a parsing thread that stopped");
         loop {
             for block in self.reader.take_blocks() {
-                jobs.send(block).map_err(|_| lost())?;
+                p.jobs.send(block).map_err(|_| lost())?;
             }
             let out = self.reader.blocks_outstanding();
-            if out == 0 || !all && out <= self.most {
+            if out == 0 || !all && out <= p.most {
                 return Ok(());
             }
-            let (parsed, block) = results.recv().ok().flatten().ok_or_else(lost)?;
+            let (parsed, block) = p.results.recv().ok().flatten().ok_or_else(lost)?;
             let parsed = parsed.map_err(|e| kinetoscope::ReadError::new(0, "a parsed block", e.to_string()))?;
             self.reader.add_partial(parsed, Some(block))?;
         }
     }
 
     fn finish(mut self) -> Result<RankTrace, kinetoscope::ReadError> {
-        if self.jobs.is_some() {
+        if self.parsers.is_some() {
             self.reader.end_input()?;
             self.hand_out(true)?;
         }
-        self.jobs = None; // ends the parsing threads
+        self.parsers = None; // ends the parsing threads
         self.reader.finish()
     }
 }
