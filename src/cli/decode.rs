@@ -83,7 +83,7 @@ fn check_output(input: &Path, csv: &Path) -> Result<()> {
 }
 
 fn write_csv(path: &Path, t: &Table) -> Result<()> {
-    std::fs::write(path, t.to_csv()).with_context(|| format!("writing {}", path.display()))
+    super::output::write_csv_file(path, t)
 }
 
 /// The first rows of `t` as text.

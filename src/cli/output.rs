@@ -24,7 +24,7 @@ pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Re
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for t in &report.tables {
         let p = dir.join(format!("{}.csv", t.name));
-        std::fs::write(&p, t.to_csv()).with_context(|| format!("writing {}", p.display()))?;
+        write_csv_file(&p, t)?;
     }
     let files = kinetoscope::export::trace_files(trace, report).context("writing a produced trace")?;
     for f in files.iter().chain(&report.files) {
@@ -32,6 +32,12 @@ pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Re
         std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
     }
     Ok(report.tables.len() + files.len() + report.files.len())
+}
+
+/// Writes `t` as CSV to `path`, streamed ([`kinetoscope::table::Table::write_csv`]).
+pub fn write_csv_file(path: &std::path::Path, t: &kinetoscope::table::Table) -> Result<()> {
+    let write = || -> std::io::Result<()> { t.write_csv(&mut std::fs::File::create(path)?) };
+    write().with_context(|| format!("writing {}", path.display()))
 }
 
 /// Writes the trace `report` produces (its first) to `path`: gzip-compressed if the name ends
@@ -76,7 +82,7 @@ pub fn print_report(out: &mut impl Write, report: &Report, csv: bool, json: bool
             if several {
                 writeln!(out, "# {}", t.name)?;
             }
-            out.write_all(t.to_csv().as_bytes())?;
+            t.write_csv(out)?;
         } else {
             if i > 0 {
                 writeln!(out)?;

@@ -23,20 +23,33 @@ pub(crate) fn csv_field(s: &str) -> std::borrow::Cow<'_, str> {
 }
 
 impl Table {
-    /// CSV with a header line; `\n` line ends. Written cell by cell into one buffer: tables
-    /// of millions of cells were a string per cell before.
+    /// CSV with a header line; `\n` line ends ([`Table::write_csv`] into a string).
     pub fn to_csv(&self) -> String {
+        let mut out = Vec::with_capacity(64 + self.rows() * self.columns.len() * 8);
+        self.write_csv(&mut out).expect("writing to a Vec cannot fail");
+        String::from_utf8(out).expect("CSV of UTF-8 cells is UTF-8")
+    }
+
+    /// Writes the CSV of [`Table::to_csv`] to `w`, cell by cell through a 64 KiB buffer: a
+    /// table of millions of cells is never whole in memory as text.
+    pub fn write_csv(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
         use std::fmt::Write as _;
+        const FLUSH: usize = 1 << 16;
         let field = |out: &mut String, s: &str, text: bool| {
             if self.quote_text && text || s.contains([',', '"', '\n', '\r']) {
                 out.push('"');
-                out.push_str(&s.replace('"', "\"\""));
+                for (i, part) in s.split('"').enumerate() {
+                    if i > 0 {
+                        out.push_str("\"\"");
+                    }
+                    out.push_str(part);
+                }
                 out.push('"');
             } else {
                 out.push_str(s);
             }
         };
-        let mut out = String::with_capacity(64 + self.rows() * self.columns.len() * 8);
+        let mut out = String::with_capacity(FLUSH + 4096);
         for (i, c) in self.columns.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -58,8 +71,12 @@ impl Table {
                 }
             }
             out.push('\n');
+            if out.len() >= FLUSH {
+                w.write_all(out.as_bytes())?;
+                out.clear();
+            }
         }
-        out
+        w.write_all(out.as_bytes())
     }
 
     /// JSON: an array of row objects keyed by column name (as a `serde_json::Value`; printing

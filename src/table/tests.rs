@@ -13,6 +13,37 @@ fn csv_quotes_and_empty_nan() {
 }
 
 #[test]
+fn csv_streams_in_pieces_that_join_into_the_whole() {
+    // 30,000 rows of about 20 bytes: several 64 KiB pieces, each ending at a row's end
+    struct Pieces(Vec<Vec<u8>>);
+    impl std::io::Write for Pieces {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.push(b.to_vec());
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let n = 30_000;
+    let t = Table::new("t")
+        .with("name", Unit::None, Values::Str((0..n).map(|i| if i % 7 == 0 { "q\"x".into() } else { format!("k{i}") }).collect()))
+        .with("v", Unit::None, Values::Float((0..n).map(|i| i as f64 / 4.0).collect()));
+    let mut w = Pieces(Vec::new());
+    t.write_csv(&mut w).expect("write");
+    assert!(w.0.len() > 3, "{} pieces", w.0.len());
+    assert!(w.0.iter().all(|p| p.ends_with(b"\n")));
+    let whole: Vec<u8> = w.0.concat();
+    let mut want = String::from("name,v\n");
+    for i in 0..n {
+        let name = if i % 7 == 0 { "\"q\"\"x\"".to_string() } else { format!("k{i}") };
+        want.push_str(&format!("{name},{}\n", pyfloat::python_float_repr(i as f64 / 4.0)));
+    }
+    assert_eq!(String::from_utf8(whole).expect("utf-8"), want);
+    assert_eq!(t.to_csv(), want);
+}
+
+#[test]
 fn json_rows_with_null_for_nan() {
     assert_eq!(
         sample().to_json_rows().to_string(),
