@@ -93,7 +93,7 @@ fn gaps_per_category_in_ns() {
     for (hta, want) in [(false, [vec![110_000], vec![10_000], vec![80_000]]), (true, [vec![80_000, 110_000], vec![-90_000], vec![80_000]])]
     {
         let ctx = Context::new(&t, hta, None).expect("context");
-        let s = idle_time(&ctx.frames().ranks[0], &t.ranks[0], None, 30_000, hta);
+        let s = idle_time(&ctx, 0, None, 30_000);
         assert_eq!(s.iter().map(|x| x.stream).collect::<Vec<_>>(), vec![7, 9]);
         assert_eq!(s[0].gaps, want, "hta {hta}");
         assert_eq!(s[0].total_ns(), if hta { 180_000 } else { 200_000 });

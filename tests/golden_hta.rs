@@ -156,9 +156,11 @@ mod critical_path {
         // (stream, ts) with more than one queue point, over the selected ranks
         let mut tied: std::collections::HashSet<(i64, i64)> = Default::default();
         let mut stream_ts_of_index: std::collections::HashMap<i64, (i64, i64)> = Default::default();
-        for (f, r) in ctx.ranks() {
+        assert!(ctx.hta, "the oracle's edges are HTA's");
+        for &pos in &ctx.selected {
+            let f = &ctx.frames().ranks[pos];
             let mut count: std::collections::HashMap<(i64, i64), usize> = Default::default();
-            for p in queue_points(f, r, true).unwrap_or_default() {
+            for p in queue_points(ctx, pos).unwrap_or_default() {
                 *count.entry((p.stream, p.ts_ns)).or_default() += 1;
                 stream_ts_of_index.insert(i64::from(f.index[p.row]), (p.stream, p.ts_ns));
             }

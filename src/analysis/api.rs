@@ -6,6 +6,7 @@
 
 use super::call_graph::{CallGraph, CallGraphError, CallGraphOptions};
 use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
+use super::launches::Launchers;
 use crate::model::{RankTrace, Trace};
 use crate::table::Report;
 
@@ -99,6 +100,8 @@ pub struct Context<'a> {
     /// Each rank's call graph (in the context's mode), built on first use and shared by the
     /// analyses that walk it ([`Context::call_graph`]).
     graphs: Vec<std::sync::OnceLock<Result<CallGraph, CallGraphError>>>,
+    /// Each rank's launching calls, built on first use ([`Context::launchers`]).
+    launchers: Vec<std::sync::OnceLock<Launchers>>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
     pub hta: bool,
     /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
@@ -121,7 +124,8 @@ impl<'a> Context<'a> {
             let _ = cell.set(f);
         }
         let graphs = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
-        Context { trace, frames: cell, graphs, hta, selected }
+        let launchers = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
+        Context { trace, frames: cell, graphs, launchers, hta, selected }
     }
 
     /// The frames, built now if no analysis needed them before.
@@ -135,6 +139,12 @@ impl<'a> Context<'a> {
         self.graphs[pos]
             .get_or_init(|| CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta)))
             .as_ref()
+    }
+
+    /// The launching call of each frame row of the rank at position `pos`, built now if no
+    /// analysis needed it before (the idle time, queue, counters and critical path share it).
+    pub fn launchers(&self, pos: usize) -> &Launchers {
+        self.launchers[pos].get_or_init(|| Launchers::new(&self.frames().ranks[pos], &self.trace.ranks[pos]))
     }
 
     /// The frames if they were built (to keep them for the next run).

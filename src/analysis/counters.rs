@@ -94,7 +94,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
         let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
         let mut samples = Vec::new();
         if series.queue_length {
-            for p in queue_points(f, r, ctx.hta)? {
+            for p in queue_points(ctx, pos)? {
                 samples.push(CounterSample {
                     name: "Queue Length".into(),
                     counter: "Queue Length",

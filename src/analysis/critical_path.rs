@@ -207,8 +207,9 @@ pub fn critical_path(
         annotation
     };
     let w = window::window(f, r, annotation, inst, hta)?;
-    let launcher = if hta { Vec::new() } else { super::launches::launcher_rows(f, r) };
-    let rows = window::rows_in(f, r, w, hta, &launcher);
+    let none = super::launches::Launchers::default();
+    let launcher = if hta { &none } else { ctx.launchers(pos) };
+    let rows = window::rows_in(f, r, w, hta, launcher);
     if rows.len() > max_events {
         return fail(format!(
             "the window of rank {} ({}) has {} events; its graph would take about {} MB, over the limit of {max_events} events (max_events): pick a shorter window (annotation, instance) or, on the command line, raise --max-events",
@@ -219,7 +220,7 @@ pub fn critical_path(
         ));
     }
     // HTA's queue-length series of the whole rank (its launch test; `None` in HTA when empty)
-    let queue = if hta { super::queue::queue_points(f, r, true).unwrap_or_default() } else { Vec::new() };
+    let queue = if hta { super::queue::queue_points(ctx, pos).unwrap_or_default() } else { Vec::new() };
     if hta {
         hta_preconditions(f, &rows, &queue)?;
     }
@@ -227,7 +228,7 @@ pub fn critical_path(
     let mut g = Graph::new(f, &node_rows, if hta { -1000 } else { -1 });
     let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name[i]), hta);
     graph::add_cpu_edges(&mut g, f, r, &rows, &blocking);
-    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta, &launcher, &queue)
+    let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta, launcher, &queue)
         .map_err(|e| AnalysisError(format!("rank {}: {e} (HTA 0.5.0 fails here; run without --hta)", f.rank)))?;
     if hta {
         let same_stream = g.edges.iter().find(|e| {

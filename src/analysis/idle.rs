@@ -116,8 +116,10 @@ fn is_kernel(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
 }
 
 /// Gaps of each stream of one rank (`streams`: these, in this order; `None`: every stream with
-/// kernels in order of appearance). `delay_ns` is `consecutive_kernel_delay` in ns.
-pub fn idle_time(f: &HtaFrame, r: &RankTrace, streams: Option<&[i64]>, delay_ns: i64, hta: bool) -> Vec<StreamIdle> {
+/// kernels in order of appearance) of the rank at position `pos`. `delay_ns` is
+/// `consecutive_kernel_delay` in ns.
+pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_ns: i64) -> Vec<StreamIdle> {
+    let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let kernels: Vec<usize> = (0..f.len()).filter(|&i| is_kernel(f, r, i, hta)).collect();
     let mut ts_of_index: rustc_hash::FxHashMap<i64, i64> = Default::default();
     if hta {
@@ -125,10 +127,13 @@ pub fn idle_time(f: &HtaFrame, r: &RankTrace, streams: Option<&[i64]>, delay_ns:
             ts_of_index.insert(i64::from(f.index[i]), f.ts_ns[i]);
         }
     }
-    let launcher = if hta { Vec::new() } else { super::launches::launcher_rows(f, r) };
+    let launcher = (!hta).then(|| ctx.launchers(pos));
     // HTA joins `index_correlation` on the index label: −1 finds nothing, 0 (no partner) finds
     // event #0 if it is a row (§5.8). Without --hta: the launching call, if known.
-    let launch_ts = |k: usize| if hta { ts_of_index.get(&f.index_correlation[k]).copied() } else { launcher[k].map(|l| f.ts_ns[l]) };
+    let launch_ts = |k: usize| match launcher {
+        None => ts_of_index.get(&f.index_correlation[k]).copied(),
+        Some(l) => l.get(k).map(|l| f.ts_ns[l]),
+    };
     let all_streams: Vec<i64> = match streams {
         Some(s) => s.to_vec(),
         None => {
@@ -178,8 +183,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let delay_ns = (params.float("consecutive_kernel_delay") * 1000.0).round() as i64;
     let mut report = Report::default();
     let mut all: Vec<StreamIdle> = Vec::new();
-    for (f, r) in ctx.ranks() {
-        let s = idle_time(f, r, streams.as_deref(), delay_ns, ctx.hta);
+    for &pos in &ctx.selected {
+        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
+        let s = idle_time(ctx, pos, streams.as_deref(), delay_ns);
         if streams.is_none() && s.is_empty() {
             if ctx.hta {
                 return fail(format!(

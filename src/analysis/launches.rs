@@ -14,25 +14,40 @@ pub const MTIA_LAUNCH: &str = "runFunction - job_prep_and_submit_for_execution";
 /// The frame row of each frame row's launching call (the model's launch link: the runtime or
 /// driver call with the same correlation id), `None` when there is none or it is not in the
 /// frame. Unlike HTA's `index_correlation`, this does not confuse "no partner" (0) with a
-/// partner that is event #0.
-pub fn launcher_rows(f: &HtaFrame, r: &RankTrace) -> Vec<Option<usize>> {
-    // model row -> its first frame row (`u32::MAX`: not in the frame)
-    let mut frame_row = vec![u32::MAX; r.events.len()];
-    for i in (0..f.len()).rev() {
-        frame_row[f.row[i] as usize] = i as u32;
+/// partner that is event #0. Built once per rank by [`super::api::Context::launchers`].
+#[derive(Debug, Default)]
+pub struct Launchers(Vec<u32>);
+
+impl Launchers {
+    /// The launching calls of frame `f`'s rows.
+    pub fn new(f: &HtaFrame, r: &RankTrace) -> Launchers {
+        // model row -> its first frame row (`u32::MAX`: not in the frame)
+        let mut frame_row = vec![u32::MAX; r.events.len()];
+        for i in (0..f.len()).rev() {
+            frame_row[f.row[i] as usize] = i as u32;
+        }
+        let launch = &r.links().launch;
+        Launchers(
+            (0..f.len())
+                .map(|i| {
+                    let e = f.row[i] as usize;
+                    if !r.events.kind[e].is_device() {
+                        return u32::MAX;
+                    }
+                    match launch.get(e) {
+                        Some(&l) if l != crate::model::NONE => frame_row.get(l as usize).copied().unwrap_or(u32::MAX),
+                        _ => u32::MAX,
+                    }
+                })
+                .collect(),
+        )
     }
-    let launch = &r.links().launch;
-    (0..f.len())
-        .map(|i| {
-            let e = f.row[i] as usize;
-            if !r.events.kind[e].is_device() {
-                return None;
-            }
-            let l = *launch.get(e)?;
-            let at = *frame_row.get(l as usize)?;
-            (l != crate::model::NONE && at != u32::MAX).then_some(at as usize)
-        })
-        .collect()
+
+    /// The frame row of row `i`'s launching call.
+    pub fn get(&self, i: usize) -> Option<usize> {
+        let l = *self.0.get(i)?;
+        (l != u32::MAX).then_some(l as usize)
+    }
 }
 
 /// Prefixes of kernel-launch calls: CUDA runtime (`cudaLaunchKernel`, `cudaLaunchKernelExC`,

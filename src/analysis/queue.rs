@@ -14,7 +14,7 @@
 //! Launches: with `--hta`, calls named as in HTA's list ([`HTA_LAUNCH_NAMES`]) that have a GPU
 //! partner (`index_correlation > 0`), each counted once per GPU row of its correlation. Without
 //! `--hta`, every kernel, memcpy and memset whose launching call is in the trace (the runtime or
-//! driver call with its correlation id, [`super::launches::launcher_rows`]), whatever the call's name: CUPTI gives a GPU activity the
+//! driver call with its correlation id, [`super::api::Context::launchers`]), whatever the call's name: CUPTI gives a GPU activity the
 //! correlation id of "the driver or runtime API activity record that launched" it, so the link
 //! identifies the launch; HTA's name list misses e.g. `cuLaunchKernelEx` (added in HTA 0.6),
 //! `cudaGraphLaunch` (one call enqueues every kernel of the graph), `cudaMemcpy`,
@@ -122,7 +122,8 @@ pub struct Blocked {
 /// The queue-length series of one rank (`hta`: HTA's launches and quirks; module docs). `Err`
 /// where HTA 0.5.0 fails its assertion that launches and GPU rows pair up one to one (two
 /// listed launch calls sharing a correlation).
-pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueuePoint>, AnalysisError> {
+pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, AnalysisError> {
+    let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let n = f.len();
     // (row, gpu row, delta) in HTA's concatenation order: launches, then GPU rows
     let mut ev: Vec<(usize, usize, i64)> = Vec::new();
@@ -152,10 +153,10 @@ pub fn queue_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<QueueP
             ));
         }
     } else {
-        let launcher = super::launches::launcher_rows(f, r);
+        let launcher = ctx.launchers(pos);
         let ops: Vec<(usize, usize)> = (0..n)
             .filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize]))
-            .filter_map(|g| launcher[g].map(|l| (l, g)))
+            .filter_map(|g| launcher.get(g).map(|l| (l, g)))
             .collect();
         ev.extend(ops.iter().map(|&(l, g)| (l, g, 1)));
         ev.extend(ops.iter().map(|&(_, g)| (g, g, -1)));
@@ -189,8 +190,8 @@ fn is_queued_work(kind: Kind) -> bool {
 pub fn queue_length(ctx: &Context<'_>) -> Result<Vec<RankQueue>, AnalysisError> {
     let mut out = Vec::new();
     for &pos in &ctx.selected {
-        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
-        let points = queue_points(f, r, ctx.hta)?;
+        let f = &ctx.frames().ranks[pos];
+        let points = queue_points(ctx, pos)?;
         if !points.is_empty() {
             out.push(RankQueue { rank: f.rank, pos, points });
         }

@@ -285,9 +285,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     // overlap and idle causes per rank
     let overlap: BTreeMap<u32, (f64, f64)> = comm_comp_overlap(ctx).into_iter().map(|o| (o.rank, (o.comm, o.pctg))).collect();
     let mut idle: BTreeMap<u32, [i64; 3]> = BTreeMap::new();
-    for (f, r) in ctx.ranks() {
-        let e = idle.entry(f.rank).or_default();
-        for s in idle_time(f, r, None, 30_000, false) {
+    for &pos in &ctx.selected {
+        let e = idle.entry(ctx.frames().ranks[pos].rank).or_default();
+        for s in idle_time(ctx, pos, None, 30_000) {
             for (k, c) in IdleCategory::ALL.into_iter().enumerate() {
                 e[k] += s.idle_ns(c);
             }

@@ -33,6 +33,7 @@
 use rustc_hash::FxHashMap;
 
 use super::super::hta_frame::{ByIndex, HtaFrame};
+use super::super::launches::Launchers;
 use super::super::queue::{QueuePoint, HTA_LAUNCH_NAMES};
 use super::graph::{EdgeKind, Graph};
 use crate::model::{Kind, RankTrace};
@@ -101,7 +102,7 @@ pub fn add_gpu_edges(
     r: &RankTrace,
     rows: &[usize],
     hta: bool,
-    launcher: &[Option<usize>],
+    launcher: &Launchers,
     queue: &[QueuePoint],
 ) -> Result<GpuStats, GpuError> {
     let name = |i: usize| r.strings.get(f.name[i]);
@@ -113,7 +114,7 @@ pub fn add_gpu_edges(
         if hta {
             by_index.get(f.index_correlation[i])
         } else {
-            launcher[i]
+            launcher.get(i)
         }
     };
     // nodes by index (the last row of an index, as HTA's event → node map)
@@ -127,7 +128,7 @@ pub fn add_gpu_edges(
         if hta {
             node_by_index.get(&f.index_correlation[i]).copied()
         } else {
-            launcher[i].and_then(|l| g.nodes_of(l))
+            launcher.get(i).and_then(|l| g.nodes_of(l))
         }
     };
 
@@ -140,7 +141,7 @@ pub fn add_gpu_edges(
                 (f.stream[i] != -1 || matches!(name(i), "Event Sync" | "Context Sync")) && f.index_correlation[i] >= 0
             } else {
                 let kind = r.events.kind[f.row[i] as usize];
-                kind.is_device() && kind != Kind::GpuUserAnnotation && launcher[i].is_some()
+                kind.is_device() && kind != Kind::GpuUserAnnotation && launcher.get(i).is_some()
             }
         })
         .collect();
@@ -304,7 +305,7 @@ struct EventMatches {
 }
 
 impl EventMatches {
-    fn new(f: &HtaFrame, r: &RankTrace, hta: bool, by_index: &ByIndex, launcher: &[Option<usize>]) -> EventMatches {
+    fn new(f: &HtaFrame, r: &RankTrace, hta: bool, by_index: &ByIndex, launcher: &Launchers) -> EventMatches {
         let name = |i: usize| r.strings.get(f.name[i]);
         let n = f.len();
         let mut m = EventMatches { recorded: FxHashMap::default(), waiting: FxHashMap::default() };
@@ -324,7 +325,7 @@ impl EventMatches {
         } else {
             (0..n)
                 .filter(|&k| f.stream[k] != -1 && r.events.kind[f.row[k] as usize] != Kind::CudaSync)
-                .filter_map(|k| launcher[k].map(|l| (l, k)))
+                .filter_map(|k| launcher.get(k).map(|l| (l, k)))
                 .collect()
         };
         launches.sort_by_key(|&(l, k)| (f.ts_ns[l], if hta { 0 } else { f.ts_ns[k] }));
@@ -361,7 +362,7 @@ impl EventMatches {
         // the GPU-side `Stream Wait Event` row of each wait call gives the waiting stream
         let mut wait_row: FxHashMap<usize, usize> = FxHashMap::default();
         for w in (0..n).filter(|&w| f.stream[w] != -1 && name(w) == "Stream Wait Event") {
-            let call = if hta { by_index.get(f.index_correlation[w]) } else { launcher[w] };
+            let call = if hta { by_index.get(f.index_correlation[w]) } else { launcher.get(w) };
             if let Some(c) = call {
                 wait_row.entry(c).or_insert(w);
             }

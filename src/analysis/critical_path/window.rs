@@ -16,6 +16,7 @@ use rustc_hash::FxHashSet;
 
 use super::super::api::{fail, AnalysisError};
 use super::super::hta_frame::HtaFrame;
+use super::super::launches::Launchers;
 use crate::model::RankTrace;
 
 /// Instances of the annotation: `first..=last`.
@@ -127,7 +128,7 @@ pub fn annotation_list(f: &HtaFrame, r: &RankTrace) -> String {
 
 /// Frame rows in window `w` (module docs), in `index` order. `launcher`: each row's launching
 /// call (default mode; empty with `hta`).
-pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &[Option<usize>]) -> Vec<usize> {
+pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &Launchers) -> Vec<usize> {
     let inside = |i: usize| f.stream[i] == -1 && w.start <= f.ts_ns[i] && f.ts_ns[i] <= w.end && f.dur_ns[i] > 0;
     let mut keep: Vec<usize> = (0..f.len()).filter(|&i| inside(i)).collect();
     if hta {
@@ -136,7 +137,7 @@ pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &[Op
             f.stream[i] != -1 && (launched.contains(&i64::from(f.index[i])) || r.strings.get(f.name[i]) == "Stream Wait Event")
         }));
     } else {
-        keep.extend((0..f.len()).filter(|&i| f.stream[i] != -1 && launcher[i].is_some_and(inside)));
+        keep.extend((0..f.len()).filter(|&i| f.stream[i] != -1 && launcher.get(i).is_some_and(inside)));
     }
     keep.sort_unstable_by_key(|&i| (f.index[i], i));
     keep
