@@ -7,8 +7,10 @@
 //! 1. Its ATen op: the innermost `aten::*` event that encloses the call.
 //!    * `--hta`: among all `aten::*` rows of the rank **on any thread** with `ts <= call.ts` and
 //!      `ts + dur >= call.ts + call.dur`, the one with the largest `ts` (ties: the first row).
-//!    * default: the innermost enclosing `aten::*` ancestor on the call's own thread
-//!      ([`CallStacks`]); an op on another thread that happens to span the call is not its op.
+//!    * default: the innermost enclosing `aten::*` ancestor on the call's own thread in the
+//!      rank's call graph (exact nesting, shared with the kernel sequences:
+//!      [`Context::call_graph`]); an op on another thread that happens to span the call is not
+//!      its op.
 //! 2. Its kernel: the GPU rows launched by the call. HTA needs exactly one (`.item()`; a launch
 //!    without a kernel, or with a GPU row repeated by loading §1.9, raises `ValueError`, SPEC
 //!    §5.7). Without `--hta`, a call without a kernel is skipped and a call with several uses the
@@ -31,9 +33,9 @@
 use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
-use super::call_stack::CallStacks;
+use super::call_graph::CallGraph;
 use super::hta_frame::HtaFrame;
-use super::launches::{gpu_ops_by_correlation, launch_calls};
+use super::launches::{launch_calls, GpuOpsByCorrelation};
 use super::stats::np_round;
 use crate::model::{RankTrace, StrId};
 use crate::table::Report;
@@ -101,10 +103,17 @@ fn hta_is_launch(name: &str) -> bool {
     cuda || name.starts_with("cuLaunchKernel") || name.starts_with("runFunction")
 }
 
-/// The table of one rank (module docs); `Err` with HTA's failure in `--hta` mode.
-pub fn aten_op_kernels_and_delay(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<AtenOpResult, String> {
+/// The table of the rank at position `pos` (module docs); `Err` with HTA's failure in `--hta`
+/// mode.
+pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOpResult, String> {
+    let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let mut result = AtenOpResult::default();
-    let attributed = if hta { hta_attribute(f, r)? } else { exact_attribute(f, r, &mut result)? };
+    let attributed = if hta {
+        hta_attribute(f, r)?
+    } else {
+        let graph = ctx.call_graph(pos).map_err(|e| format!("call graph: {}", e.0))?;
+        exact_attribute(f, r, graph, &mut result)
+    };
     if attributed.is_empty() && hta {
         return Err("no kernel launch inside an ATen op: HTA 0.5.0 raises KeyError: 'thread_id'".into());
     }
@@ -225,21 +234,25 @@ fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, l: usize, end:
     tree.first_in(lo, j + 1, end(l)).map(|p| ops[p])
 }
 
-/// kinetoscope's attribution (ns): same-thread innermost enclosing op, kernels by correlation.
-fn exact_attribute(f: &HtaFrame, r: &RankTrace, result: &mut AtenOpResult) -> Result<Vec<Attributed>, String> {
-    let name = |i: usize| r.strings.get(f.name[i]);
+/// kinetoscope's attribution (ns): same-thread innermost enclosing op in the rank's call graph,
+/// kernels by correlation.
+fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut AtenOpResult) -> Vec<Attributed> {
     let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
-    let stacks =
-        CallStacks::build(f, r).map_err(|e| format!("call stacks: zero- and negative-length events meet at event index {}", e.index))?;
-    let kernels = gpu_ops_by_correlation(f, r);
+    // the enclosing events of `l` on its own thread (the graph hangs a backward thread's top
+    // level under the main thread), innermost first
+    let ancestors = |l: usize| {
+        std::iter::successors(graph.parent(l), |&a| graph.parent(a)).take_while(move |&a| f.pid[a] == f.pid[l] && f.tid[a] == f.tid[l])
+    };
+    let kernels = GpuOpsByCorrelation::new(f, r);
+    let aten: Vec<bool> = r.strings.iter().map(|s| s.starts_with("aten::")).collect();
     let mut launches = launch_calls(f, r, false);
     launches.sort_by_key(|&l| (f.ts_ns[l], l));
     let mut out = Vec::new();
     for (order, l) in launches.into_iter().enumerate() {
-        let op = stacks.ancestors(l).find(|&a| name(a).starts_with("aten::") && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));
+        let op = ancestors(l).find(|&a| aten[f.name[a].0 as usize] && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));
         let Some(op) = op else { continue };
-        let ks = kernels.get(&f.correlation[l]).map(Vec::as_slice).unwrap_or_default();
-        let Some(&k) = ks.iter().min_by_key(|&&k| (f.ts_ns[k], k)) else {
+        let ks = kernels.get(f.correlation[l]);
+        let Some(k) = ks.clone().min_by_key(|&k| (f.ts_ns[k], k)) else {
             result.launches_without_kernel += 1;
             continue;
         };
@@ -248,7 +261,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, result: &mut AtenOpResult) -> Re
         }
         out.push((Instance::Row(op, f.name[op]), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], f.name[k]));
     }
-    Ok(out)
+    out
 }
 
 /// Parses `sort_by` (comma-separated column names).
@@ -288,8 +301,9 @@ fn sort_rows(rows: &mut [AtenOpKernels], cols: &[usize]) {
 fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     let cols = sort_columns(p.str("sort_by"))?;
     let mut report = Report::default();
-    for (f, r) in ctx.ranks() {
-        let mut res = match aten_op_kernels_and_delay(f, r, ctx.hta) {
+    for &pos in &ctx.selected {
+        let f = &ctx.frames().ranks[pos];
+        let mut res = match aten_op_kernels_and_delay(ctx, pos) {
             Ok(res) => res,
             Err(msg) => return fail(format!("rank {}: {msg}", f.rank)),
         };

@@ -104,7 +104,12 @@ pub struct CallGraph {
     /// Frame rows; node ids below are rows, ids from `rows` up are thread roots.
     rows: usize,
     parent: Vec<u32>,
+    /// Each node's children while the graph is built (emptied by [`CallGraph::finish`]).
     children: Vec<Vec<u32>>,
+    /// After the build, the live child rows of row `v`: `child_rows[child_start[v]..child_start[v + 1]]`
+    /// (one flat list instead of a vector per node).
+    child_start: Vec<u32>,
+    child_rows: Vec<u32>,
     alive: Vec<bool>,
     kernel: Vec<bool>,
     /// Frame row → node (the first row of its `index`; `NONE` when not in the graph).
@@ -162,6 +167,8 @@ impl CallGraph {
                 c.resize_with(n, Vec::new);
                 c
             },
+            child_start: Vec::new(),
+            child_rows: Vec::new(),
             alive: filled(false, n, nodes),
             kernel: filled(false, n, nodes),
             node_of_row: vec![NONE; n],
@@ -427,7 +434,7 @@ impl CallGraph {
         ))
     }
 
-    /// Step 4: depths, kernel counts and sums from the live roots.
+    /// Step 4: depths, kernel counts and sums from the live roots; the children laid out flat.
     fn finish(&mut self, f: &HtaFrame, cdepth: &[i32]) {
         let total = self.parent.len();
         let mut depth: Vec<i32> = cdepth.to_vec();
@@ -480,6 +487,15 @@ impl CallGraph {
             self.num_kernels[i] = count[v];
             self.kernel_dur_sum[i] = if count[v] > 0 { sum[v] } else { 0 };
         }
+        // the rows' live children into one flat list; the per-node vectors go
+        let children = std::mem::take(&mut self.children);
+        self.child_start = Vec::with_capacity(self.rows + 1);
+        self.child_start.push(0);
+        for kids in &children[..self.rows] {
+            self.child_rows.extend(kids.iter().copied().filter(|&c| (c as usize) < self.rows && self.alive[c as usize]));
+            self.child_start.push(self.child_rows.len() as u32);
+        }
+        self.child_rows.shrink_to_fit();
     }
 
     /// Whether frame row `row` is in the graph.
@@ -506,7 +522,12 @@ impl CallGraph {
     /// The child events of `row` (CPU events and kernels), in insertion order.
     pub fn children(&self, row: usize) -> Vec<usize> {
         let Some(v) = self.node(row) else { return Vec::new() };
-        self.children[v].iter().map(|&c| c as usize).filter(|&c| c < self.rows && self.alive[c]).collect()
+        self.child_rows_of(v).iter().map(|&c| c as usize).collect()
+    }
+
+    /// The live child rows of node `v` (a row).
+    fn child_rows_of(&self, v: usize) -> &[u32] {
+        &self.child_rows[self.child_start[v] as usize..self.child_start[v + 1] as usize]
     }
 
     /// `row` and every event below it (kernels included), depth first; empty outside the graph.
@@ -520,7 +541,7 @@ impl CallGraph {
                 continue;
             }
             out.push(v);
-            todo.extend(self.children[v].iter().rev().map(|&c| c as usize).filter(|&c| c < self.rows && self.alive[c]));
+            todo.extend(self.child_rows_of(v).iter().rev().map(|&c| c as usize));
         }
         out
     }

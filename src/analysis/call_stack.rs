@@ -43,28 +43,59 @@ pub struct CallStackError {
 
 /// Stable merge sort driven by a fallible `less` (Python's `sorted` only asks `<`, and a
 /// comparator that is not a total order must not make us panic, as `slice::sort_by` may).
-fn merge_sort<T: Copy>(v: &mut Vec<T>, less: &dyn Fn(&T, &T) -> Result<bool, CallStackError>) -> Result<(), CallStackError> {
-    if v.len() < 2 {
+/// Top-down: the first `len / 2` items, then the rest, then one merge (with a comparator that
+/// is not transitive the result depends on these splits, so they stay as they are).
+fn merge_sort<T: Copy>(v: &mut [T], less: &dyn Fn(&T, &T) -> Result<bool, CallStackError>) -> Result<(), CallStackError> {
+    let mut scratch = v.to_vec();
+    sort_into(v, &mut scratch, less)
+}
+
+/// Sorts `v`, using `scratch` (as long as `v`) for the merges.
+fn sort_into<T: Copy>(v: &mut [T], scratch: &mut [T], less: &dyn Fn(&T, &T) -> Result<bool, CallStackError>) -> Result<(), CallStackError> {
+    let n = v.len();
+    if n < 2 {
         return Ok(());
     }
-    let mut right = v.split_off(v.len() / 2);
-    merge_sort(v, less)?;
-    merge_sort(&mut right, less)?;
-    let left = std::mem::take(v);
-    v.reserve(left.len() + right.len());
-    let (mut i, mut j) = (0, 0);
+    let mid = n / 2;
+    sort_into(&mut v[..mid], &mut scratch[..mid], less)?;
+    sort_into(&mut v[mid..], &mut scratch[mid..], less)?;
+    let (left, right) = v.split_at(mid);
+    let (mut i, mut j, mut k) = (0, 0, 0);
     while i < left.len() && j < right.len() {
         if less(&right[j], &left[i])? {
-            v.push(right[j]);
+            scratch[k] = right[j];
             j += 1;
         } else {
-            v.push(left[i]);
+            scratch[k] = left[i];
             i += 1;
         }
+        k += 1;
     }
-    v.extend_from_slice(&left[i..]);
-    v.extend_from_slice(&right[j..]);
+    // what is left of `right` is already in place
+    scratch[k..k + left.len() - i].copy_from_slice(&left[i..]);
+    let done = k + left.len() - i;
+    v[..done].copy_from_slice(&scratch[..done]);
     Ok(())
+}
+
+/// Sorts `points` by [`hta_less`] without [`merge_sort`] where that comparator is a strict
+/// total order on them: at no time does a zero-length end meet the end of an event that is not
+/// zero-length (the comparator's one intransitive case, and its error) and no two ends tie. Then every stable sort
+/// gives this order. Returns `false` otherwise (`points` then in some other order).
+fn sort_total(points: &mut [(usize, Endpoint)]) -> bool {
+    // hta_less as a key where it is a total order: closes (shorter first, then later index)
+    // before opens (longer first, then earlier index); zero-length ends apart
+    let key = |e: &Endpoint| match (e.dur == 0, e.open) {
+        (false, false) => (e.time, 0, e.dur, -e.index),
+        (false, true) => (e.time, 1, -e.dur, e.index),
+        (true, true) => (e.time, 2, 0, e.index),
+        (true, false) => (e.time, 3, 0, -e.index),
+    };
+    points.sort_unstable_by_key(|p| key(&p.1));
+    points.windows(2).all(|w| {
+        let (a, b) = (&w[0].1, &w[1].1);
+        a.time != b.time || (a.dur == 0) == (b.dur == 0) && key(a) != key(b)
+    })
 }
 
 impl CallStacks {
@@ -90,9 +121,12 @@ impl CallStacks {
             for &i in rows.iter().filter(|&&i| f.stream[i] == -1) {
                 points.extend(Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i]).map(|e| (i, e)));
             }
-            // the same starting order as HTA's pre-sort by time, so ties resolve alike
-            points.sort_by_key(|p| p.1.time);
-            merge_sort(&mut points, &|a, b| hta_less(&a.1, &b.1).map_err(|_| CallStackError { index: a.1.index as u32 }))?;
+            if !sort_total(&mut points) {
+                // the same starting order as HTA's pre-sort by time (rows in order, each row's
+                // open before its close), so ties resolve alike
+                points.sort_unstable_by_key(|p| (p.1.time, p.0, !p.1.open));
+                merge_sort(&mut points, &|a, b| hta_less(&a.1, &b.1).map_err(|_| CallStackError { index: a.1.index as u32 }))?;
+            }
             let mut stack: Vec<usize> = Vec::new();
             for (row, end) in points {
                 if end.open {
@@ -152,6 +186,87 @@ mod tests {
         assert!(point_less(&p(1, 0, false, 10), &p(2, 5, false, 10)).unwrap());
         // zero against negative raises
         assert!(point_less(&p(1, 0, true, 10), &p(2, -1, false, 10)).is_err());
+    }
+
+    /// The allocating merge sort this module used before: same splits, same merges.
+    fn reference_sort(v: &mut Vec<Endpoint>) {
+        if v.len() < 2 {
+            return;
+        }
+        let mut right = v.split_off(v.len() / 2);
+        reference_sort(v);
+        reference_sort(&mut right);
+        let left = std::mem::take(v);
+        let (mut i, mut j) = (0, 0);
+        while i < left.len() && j < right.len() {
+            if hta_less(&right[j], &left[i]).unwrap() {
+                v.push(right[j]);
+                j += 1;
+            } else {
+                v.push(left[i]);
+                i += 1;
+            }
+        }
+        v.extend_from_slice(&left[i..]);
+        v.extend_from_slice(&right[j..]);
+    }
+
+    /// With [`hta_less`], which is not transitive (a close, an open and a zero-length event at
+    /// one time), the order depends on the merges: it is the one the allocating sort gave.
+    #[test]
+    fn merge_sort_merges_as_before() {
+        let mut seed = 12345u64;
+        let mut rand = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        for round in 0..300 {
+            let n = 1 + rand(40) as i64;
+            let mut v: Vec<Endpoint> = Vec::new();
+            for index in 0..n {
+                // few distinct times and durations of 0, so ties and zero-length events abound
+                let (ts, dur) = (rand(4) as i64 * 5, [0, 0, 5, 10][rand(4) as usize]);
+                v.extend(Endpoint::pair(index, ts, dur));
+            }
+            // shuffle
+            for i in (1..v.len()).rev() {
+                v.swap(i, rand(i as u64 + 1) as usize);
+            }
+            let mut want = v.clone();
+            reference_sort(&mut want);
+            merge_sort(&mut v, &|a, b| Ok(hta_less(a, b).unwrap())).unwrap();
+            assert_eq!(v, want, "round {round}");
+        }
+    }
+
+    /// Where [`sort_total`] takes the order without the merge sort, it is the merge sort's.
+    #[test]
+    fn total_sort_agrees_with_the_merge_sort() {
+        let mut seed = 99u64;
+        let mut rand = |m: u64| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        };
+        let (mut fast, mut slow) = (0, 0);
+        for round in 0..2000 {
+            let n = 1 + rand(12) as i64;
+            let mut v: Vec<(usize, Endpoint)> = Vec::new();
+            for index in 0..n {
+                let (ts, dur) = (rand(6) as i64 * 5, [0, 5, 10, 15, -5][rand(5) as usize]);
+                v.extend(Endpoint::pair(index, ts, dur).map(|e| (index as usize, e)));
+            }
+            let mut want = v.clone();
+            want.sort_by_key(|p| p.1.time);
+            let merged = merge_sort(&mut want, &|a, b| hta_less(&a.1, &b.1).map_err(|_| CallStackError { index: 0 }));
+            if sort_total(&mut v) {
+                fast += 1;
+                assert!(merged.is_ok(), "round {round}");
+                assert_eq!(v, want, "round {round}");
+            } else {
+                slow += 1;
+            }
+        }
+        assert!(fast > 200 && slow > 200, "{fast} sorted by key, {slow} merged");
     }
 
     #[test]

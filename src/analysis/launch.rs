@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 
 use super::api::{Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::HtaFrame;
-use super::launches::{gpu_ops_by_correlation, launch_calls, MTIA_LAUNCH};
+use super::launches::{launch_calls, GpuOpsByCorrelation, MTIA_LAUNCH};
 use super::units::us;
 use crate::model::RankTrace;
 use crate::table::{histogram_bins, Chart, Report};
@@ -104,10 +104,10 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
 }
 
 fn exact_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<LaunchStat> {
-    let gpu = gpu_ops_by_correlation(f, r);
+    let gpu = GpuOpsByCorrelation::new(f, r);
     let mut out = Vec::new();
     for c in launch_calls(f, r, include_memory) {
-        for &g in gpu.get(&f.correlation[c]).map(Vec::as_slice).unwrap_or_default() {
+        for g in gpu.get(f.correlation[c]) {
             let delay = (f.ts_ns[g] - f.ts_ns[c] - f.dur_ns[c]).max(0);
             out.push(LaunchStat {
                 correlation: f.correlation[c],

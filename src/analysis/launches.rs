@@ -97,10 +97,12 @@ pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<us
         let p = links.parent[f.row[i] as usize];
         p != crate::model::NONE && r.events.kind[p as usize] == Kind::Runtime && is_launch_name(r.name(p), include_memory)
     };
+    // the test once per name, not once per row
+    let launch_name: Vec<bool> = r.strings.iter().map(|s| is_launch_name(s, include_memory)).collect();
     let mut launcher: FxHashMap<i64, usize> = FxHashMap::default();
     let mut calls = Vec::new();
     for i in 0..f.len() {
-        if f.stream[i] != -1 || !is_launch_name(r.strings.get(f.name[i]), include_memory) {
+        if f.stream[i] != -1 || !launch_name[f.name[i].0 as usize] {
             continue;
         }
         if kind(i) == Kind::Driver && inside_runtime_launch(i) {
@@ -120,15 +122,27 @@ pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<us
     calls
 }
 
-/// The GPU operations of a frame (stream ≠ −1, not synchronisation events) by correlation id.
-pub fn gpu_ops_by_correlation(f: &HtaFrame, r: &RankTrace) -> FxHashMap<i64, Vec<usize>> {
-    let mut gpu: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
-    for i in 0..f.len() {
-        if f.stream[i] != -1 && f.correlation[i] >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync {
-            gpu.entry(f.correlation[i]).or_default().push(i);
-        }
+/// The GPU operations of a frame (stream ≠ −1, not synchronisation events) by correlation id:
+/// `(correlation, row)` pairs sorted, looked up by binary search.
+pub struct GpuOpsByCorrelation(Vec<(i64, usize)>);
+
+impl GpuOpsByCorrelation {
+    /// The GPU operations of frame `f`.
+    pub fn new(f: &HtaFrame, r: &RankTrace) -> GpuOpsByCorrelation {
+        let mut v: Vec<(i64, usize)> = (0..f.len())
+            .filter(|&i| f.stream[i] != -1 && f.correlation[i] >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync)
+            .map(|i| (f.correlation[i], i))
+            .collect();
+        v.sort_unstable();
+        GpuOpsByCorrelation(v)
     }
-    gpu
+
+    /// The rows with correlation id `c`, in row order.
+    pub fn get(&self, c: i64) -> impl ExactSizeIterator<Item = usize> + Clone + '_ {
+        let lo = self.0.partition_point(|p| p.0 < c);
+        let hi = lo + self.0[lo..].partition_point(|p| p.0 == c);
+        self.0[lo..hi].iter().map(|p| p.1)
+    }
 }
 
 #[cfg(test)]
