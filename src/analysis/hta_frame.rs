@@ -182,12 +182,12 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     }
     let mut symbols: Vec<&str> = Vec::new();
     for (f, r) in frames.iter().zip(&trace.ranks) {
+        // each string the frame uses, tested once
+        let mut used = vec![false; r.strings.len()];
         for &s in f.cat.iter().chain(&f.name) {
-            let text = r.strings.get(s);
-            if text.contains("ProfilerStep") {
-                symbols.push(text);
-            }
+            used[s.0 as usize] = true;
         }
+        symbols.extend(r.strings.iter().zip(used).filter(|(text, used)| *used && text.contains("ProfilerStep")).map(|(text, _)| text));
     }
     symbols.sort_unstable();
     symbols.dedup();
@@ -200,7 +200,7 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
             } else {
                 last_step_filter(f, r, opts.include_last_profiler_step)
             };
-            *f = f.select(&order);
+            f.select(&order);
         }
     }
     HtaFrames { min_ts_us, profiler_step_symbols, filtered, exact: opts.exact, ranks: frames }
@@ -371,11 +371,25 @@ fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec
     out
 }
 
+/// Per frame row, whether it is a GPU kernel ([`is_gpu_kernel`]); and the other rows whose name
+/// contains `ProfilerStep`. Names are tested once each, not once per row.
+fn gpu_and_steps(f: &HtaFrame, r: &RankTrace) -> (Vec<bool>, Vec<usize>) {
+    let n = f.row.len();
+    // 1: a sync name, 2: a step name
+    let kind: Vec<u8> = r
+        .strings
+        .iter()
+        .map(|s| u8::from(s == "Event Sync" || s == "Context Sync") | (u8::from(s.contains("ProfilerStep")) << 1))
+        .collect();
+    let gpu: Vec<bool> = (0..n).map(|i| (f.stream[i] >= 0 && f.correlation[i] >= 0) || kind[f.name[i].0 as usize] & 1 != 0).collect();
+    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && kind[f.name[i].0 as usize] & 2 != 0).collect();
+    (gpu, steps)
+}
+
 /// The frame rows `_filter_irrelevant_gpu_kernels` returns for one rank, in its order (§1.9).
 fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
     let n = f.row.len();
-    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
-    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
+    let (gpu, steps) = gpu_and_steps(f, r);
     let cpu: Vec<usize> = if include_last {
         let last_end = steps.iter().map(|&i| f.end(i)).reduce(f64::max);
         (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts(i) as f64) <= e)).collect()
@@ -401,8 +415,7 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
 /// step; a rank without steps keeps everything.
 fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
     let n = f.row.len();
-    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
-    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && r.strings.get(f.name[i]).contains("ProfilerStep")).collect();
+    let (gpu, steps) = gpu_and_steps(f, r);
     let limit =
         if include_last { steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max() } else { steps.iter().map(|&i| f.ts_ns[i]).max() };
     let Some(limit) = limit else { return (0..n).collect() };
@@ -486,33 +499,25 @@ impl HtaFrame {
         r.events.int_arg(self.row[i], IntArg::WaitOnEventRecordCorrelation).unwrap_or(-1)
     }
 
-    /// The frame made of rows `order` (repeats allowed).
-    fn select(&self, order: &[usize]) -> HtaFrame {
-        fn pick<T: Clone>(v: &[T], order: &[usize]) -> Vec<T> {
-            order.iter().map(|&i| v[i].clone()).collect()
+    /// Keeps rows `order` (repeats allowed), in that order, one column at a time (never two
+    /// whole frames in memory).
+    fn select(&mut self, order: &[usize]) {
+        fn pick<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
+            *v = order.iter().map(|&i| v[i]).collect();
         }
-        HtaFrame {
-            rank: self.rank,
-            rounded: self.rounded,
-            dur_is_float: self.dur_is_float,
-            iteration_is_float: self.iteration_is_float,
-            row: pick(&self.row, order),
-            index: pick(&self.index, order),
-            cat: pick(&self.cat, order),
-            name: pick(&self.name, order),
-            pid: pick(&self.pid, order),
-            tid: pick(&self.tid, order),
-            ts_ns: pick(&self.ts_ns, order),
-            dur_ns: pick(&self.dur_ns, order),
-            dur: pick(&self.dur, order),
-            ts_shift_us: self.ts_shift_us,
-            ts_shift_ns: self.ts_shift_ns,
-            end_exact: self.end_exact,
-            stream: pick(&self.stream, order),
-            correlation: pick(&self.correlation, order),
-            index_correlation: pick(&self.index_correlation, order),
-            iterations: pick(&self.iterations, order),
-        }
+        pick(&mut self.row, order);
+        pick(&mut self.index, order);
+        pick(&mut self.cat, order);
+        pick(&mut self.name, order);
+        pick(&mut self.pid, order);
+        pick(&mut self.tid, order);
+        pick(&mut self.ts_ns, order);
+        pick(&mut self.dur_ns, order);
+        pick(&mut self.dur, order);
+        pick(&mut self.stream, order);
+        pick(&mut self.correlation, order);
+        pick(&mut self.index_correlation, order);
+        pick(&mut self.iterations, order);
     }
 }
 
