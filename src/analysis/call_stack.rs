@@ -80,8 +80,9 @@ fn sort_into<T: Copy>(v: &mut [T], scratch: &mut [T], less: &dyn Fn(&T, &T) -> R
 
 /// Sorts `points` by [`hta_less`] without [`merge_sort`] where that comparator is a strict
 /// total order on them: at no time does a zero-length end meet the end of an event that is not
-/// zero-length (the comparator's one intransitive case, and its error) and no two ends tie. Then every stable sort
-/// gives this order. Returns `false` otherwise (`points` then in some other order).
+/// zero-length (the comparator's one intransitive case, and its error) and no two ends tie.
+/// Then every stable sort gives this order. Returns `false` otherwise (`points` then in some
+/// other order).
 fn sort_total(points: &mut [(usize, Endpoint)]) -> bool {
     // hta_less as a key where it is a total order: closes (shorter first, then later index)
     // before opens (longer first, then earlier index); zero-length ends apart
@@ -188,6 +189,14 @@ mod tests {
         assert!(point_less(&p(1, 0, true, 10), &p(2, -1, false, 10)).is_err());
     }
 
+    /// Pseudo-random numbers below `m` (a linear congruential generator from `seed`).
+    fn numbers(mut seed: u64) -> impl FnMut(u64) -> u64 {
+        move |m| {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (seed >> 33) % m
+        }
+    }
+
     /// The allocating merge sort this module used before: same splits, same merges.
     fn reference_sort(v: &mut Vec<Endpoint>) {
         if v.len() < 2 {
@@ -215,11 +224,7 @@ mod tests {
     /// one time), the order depends on the merges: it is the one the allocating sort gave.
     #[test]
     fn merge_sort_merges_as_before() {
-        let mut seed = 12345u64;
-        let mut rand = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rand = numbers(12345);
         for round in 0..300 {
             let n = 1 + rand(40) as i64;
             let mut v: Vec<Endpoint> = Vec::new();
@@ -242,11 +247,7 @@ mod tests {
     /// Where [`sort_total`] takes the order without the merge sort, it is the merge sort's.
     #[test]
     fn total_sort_agrees_with_the_merge_sort() {
-        let mut seed = 99u64;
-        let mut rand = |m: u64| {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (seed >> 33) % m
-        };
+        let mut rand = numbers(99);
         let (mut fast, mut slow) = (0, 0);
         for round in 0..2000 {
             let n = 1 + rand(12) as i64;
