@@ -244,7 +244,25 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let elements = r.counts.events + r.counts.empty_placeholders;
     let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur[e] % 1000 != 0);
     let dur_is_float = with_dur < elements || fractional;
-    let mut f = HtaFrame { rank: r.rank, rounded, dur_is_float, ..Default::default() };
+    let n = rows.len();
+    // each column allocated once at its size (no regrowth, no copies)
+    let mut f = HtaFrame {
+        rank: r.rank,
+        rounded,
+        dur_is_float,
+        row: Vec::with_capacity(n),
+        index: Vec::with_capacity(n),
+        cat: Vec::with_capacity(n),
+        name: Vec::with_capacity(n),
+        pid: Vec::with_capacity(n),
+        tid: Vec::with_capacity(n),
+        ts_ns: Vec::with_capacity(n),
+        dur_ns: Vec::with_capacity(n),
+        dur: Vec::with_capacity(n),
+        stream: Vec::with_capacity(n),
+        correlation: Vec::with_capacity(n),
+        ..Default::default()
+    };
     for &e in &rows {
         let (ts, dur) = if rounded {
             let ts_f = ns_to_us_f64(ev.ts[e]);
