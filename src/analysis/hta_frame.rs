@@ -302,7 +302,7 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
 fn index_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
     let mut ic: Vec<i64> = f.correlation.iter().map(|&c| c.min(0)).collect();
     let n = f.row.len();
-    let gpu: Vec<bool> = (0..n).map(|i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
+    let gpu = gpu_kernel_rows(f, r);
     // last CPU and last GPU row (row order) of each correlation among rows with correlation != -1
     let mut last_cpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
     let mut last_gpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
@@ -389,18 +389,18 @@ fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec
     out
 }
 
-/// Per frame row, whether it is a GPU kernel ([`is_gpu_kernel`]); and the other rows whose name
-/// contains `ProfilerStep`. Names are tested once each, not once per row.
+/// Per frame row, whether it is a GPU kernel ([`is_gpu_kernel`]); names are tested once each,
+/// not once per row.
+fn gpu_kernel_rows(f: &HtaFrame, r: &RankTrace) -> Vec<bool> {
+    let sync: Vec<bool> = r.strings.iter().map(|s| s == "Event Sync" || s == "Context Sync").collect();
+    (0..f.len()).map(|i| (f.stream[i] >= 0 && f.correlation[i] >= 0) || sync[f.name[i].0 as usize]).collect()
+}
+
+/// [`gpu_kernel_rows`], and the other rows whose name contains `ProfilerStep`.
 fn gpu_and_steps(f: &HtaFrame, r: &RankTrace) -> (Vec<bool>, Vec<usize>) {
-    let n = f.row.len();
-    // 1: a sync name, 2: a step name
-    let kind: Vec<u8> = r
-        .strings
-        .iter()
-        .map(|s| u8::from(s == "Event Sync" || s == "Context Sync") | (u8::from(s.contains("ProfilerStep")) << 1))
-        .collect();
-    let gpu: Vec<bool> = (0..n).map(|i| (f.stream[i] >= 0 && f.correlation[i] >= 0) || kind[f.name[i].0 as usize] & 1 != 0).collect();
-    let steps: Vec<usize> = (0..n).filter(|&i| !gpu[i] && kind[f.name[i].0 as usize] & 2 != 0).collect();
+    let gpu = gpu_kernel_rows(f, r);
+    let step: Vec<bool> = r.strings.iter().map(|s| s.contains("ProfilerStep")).collect();
+    let steps: Vec<usize> = (0..f.len()).filter(|&i| !gpu[i] && step[f.name[i].0 as usize]).collect();
     (gpu, steps)
 }
 
