@@ -37,7 +37,7 @@ fn path(r: &Report) -> Vec<String> {
     ) else {
         panic!("column types")
     };
-    kind.iter().zip(name).zip(dur).map(|((k, n), d)| format!("{}:{n}:{d}", k.trim_start_matches("critical_path_"))).collect()
+    kind.iter().zip(name.iter()).zip(dur).map(|((k, n), d)| format!("{}:{n}:{d}", k.trim_start_matches("critical_path_"))).collect()
 }
 
 /// `bound_by` → µs of the path.
@@ -47,14 +47,14 @@ fn summary(r: &Report) -> Vec<(String, f64)> {
     else {
         panic!("column types")
     };
-    k.iter().cloned().zip(d.iter().copied()).filter(|x| !x.0.is_empty()).collect()
+    k.iter().map(str::to_string).zip(d.iter().copied()).filter(|x| !x.0.is_empty()).collect()
 }
 
 fn info(r: &Report, key: &str) -> String {
     let (Values::Str(k), Values::Str(v)) = (column(r, "critical_path_info", "key"), column(r, "critical_path_info", "value")) else {
         panic!("column types")
     };
-    v[k.iter().position(|x| x == key).unwrap_or_else(|| panic!("no {key}"))].clone()
+    v[k.iter().position(|x| x == key).unwrap_or_else(|| panic!("no {key}"))].to_string()
 }
 
 fn s(v: &[&str]) -> Vec<String> {
@@ -140,7 +140,7 @@ fn two_streams_with_an_event_wait() {
     assert_eq!(path(&r), s(&["operator:A:1", "kernel_launch_delay::8", "operator:K1:40", "sync_dependency::0", "operator:K2:9"]));
     // the overlay's arrows: the launch and the cross-stream sync
     let Values::Str(cat) = column(&r, "critical_path_overlay_flows", "cat") else { panic!() };
-    assert_eq!(cat, &s(&["critical_path_kernel_launch_delay", "critical_path_sync_dependency"]));
+    assert_eq!(cat.iter().collect::<Vec<_>>(), ["critical_path_kernel_launch_delay", "critical_path_sync_dependency"]);
 }
 
 /// HIP: stream 0, hipMemcpyWithStream (a synchronous copy) and hipDeviceSynchronize. HTA counts

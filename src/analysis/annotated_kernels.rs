@@ -21,9 +21,10 @@ use super::annotations::hta_has_symbol;
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::{is_gpu_kernel, HtaFrame};
 use super::names::shorten_name;
-use crate::model::RankTrace;
+use crate::model::{RankTrace, StrId};
 use crate::table::Report;
 use crate::table::{Table, Unit, Values};
+use rustc_hash::FxHashMap;
 
 /// Registry entry.
 pub const ANALYSIS: Analysis = Analysis {
@@ -203,6 +204,14 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     let rows: Vec<usize> = kernels.iter().map(|k| k.row).collect();
     let ints = |v: &[i64]| Values::Int(rows.iter().map(|&i| v[i]).collect());
     let strs = |g: &dyn Fn(usize) -> String| Values::Str(rows.iter().map(|&i| g(i)).collect());
+    // each distinct name is named (shortened) once, not once per kernel
+    let mut named: FxHashMap<StrId, String> = FxHashMap::default();
+    let ids = rows.iter().flat_map(|&i| [f.cat[i], f.name[i]]).chain(kernels.iter().flat_map(|k| k.stack.iter().map(|&a| f.name[a])));
+    for id in ids {
+        named.entry(id).or_insert_with(|| name(r.strings.get(id)));
+    }
+    let name_of = |id: StrId| named[&id].as_str();
+    let texts = |col: &[StrId]| Values::Str(rows.iter().map(|&i| name_of(col[i])).collect());
     let (ts, dur) = if hta {
         let dur = if f.dur_is_float {
             Values::Float(rows.iter().map(|&i| f.dur[i]).collect())
@@ -221,11 +230,11 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     } else {
         Values::Int(rows.iter().map(|&i| f.iteration(i).unwrap_or(-1)).collect())
     };
-    let annotation = |k: &AnnotatedKernel| k.stack.last().map(|&a| name(r.strings.get(f.name[a]))).unwrap_or_default();
+    let annotation = |k: &AnnotatedKernel| k.stack.last().map_or("", |&a| name_of(f.name[a]));
     let mut t = Table::new(&format!("gpu_kernels_with_user_annotations__rank{}", f.rank))
         .with("index", Unit::None, Values::Int(rows.iter().map(|&i| i64::from(f.index[i])).collect()))
-        .with("s_cat", Unit::None, strs(&|i| name(r.strings.get(f.cat[i]))))
-        .with("s_name", Unit::None, strs(&|i| name(r.strings.get(f.name[i]))))
+        .with("s_cat", Unit::None, texts(&f.cat))
+        .with("s_name", Unit::None, texts(&f.name))
         .with("stream", Unit::None, ints(&f.stream))
         .with("pid", Unit::None, strs(&|i| r.id_text(f.pid[i])))
         .with("tid", Unit::None, strs(&|i| r.id_text(f.tid[i])))
@@ -236,7 +245,7 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         .with("iteration", Unit::None, iteration)
         .with("s_user_annotation", Unit::None, Values::Str(kernels.iter().map(annotation).collect()));
     if !hta {
-        let stack = |k: &AnnotatedKernel| k.stack.iter().map(|&a| name(r.strings.get(f.name[a]))).collect::<Vec<_>>().join(STACK_SEPARATOR);
+        let stack = |k: &AnnotatedKernel| k.stack.iter().map(|&a| name_of(f.name[a])).collect::<Vec<_>>().join(STACK_SEPARATOR);
         t = t.with("annotation_stack", Unit::None, Values::Str(kernels.iter().map(stack).collect()));
     }
     t

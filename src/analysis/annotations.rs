@@ -161,7 +161,7 @@ fn table(name: &str, ranks: &[(u32, Vec<NameStats>)], hta: bool) -> Table {
     let rows: Vec<(u32, &NameStats)> = ranks.iter().flat_map(|(r, v)| v.iter().map(move |s| (*r, s))).collect();
     let col = |f: fn(&NameStats) -> f64| Values::Float(rows.iter().map(|(_, s)| f(s)).collect());
     let mut t = Table::new(name)
-        .with("name", Unit::None, Values::Str(rows.iter().map(|(_, s)| s.name.clone()).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|(_, s)| &s.name).collect()))
         .with("sum (us)", Unit::Us, col(|s| s.sum))
         .with("max (us)", Unit::Us, col(|s| s.max))
         .with("min (us)", Unit::Us, col(|s| s.min))

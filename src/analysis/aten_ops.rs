@@ -310,8 +310,8 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
         sort_rows(&mut res.rows, &cols);
         let rows = &res.rows;
         let mut t = Table::new(&format!("aten_op_kernels_and_delay__rank{}", f.rank))
-            .with(COLUMNS[0], Unit::None, Values::Str(rows.iter().map(|x| x.aten_op_name.clone()).collect()))
-            .with(COLUMNS[1], Unit::None, Values::Str(rows.iter().map(|x| x.kernel_sequence.clone()).collect()))
+            .with(COLUMNS[0], Unit::None, Values::Str(rows.iter().map(|x| &x.aten_op_name).collect()))
+            .with(COLUMNS[1], Unit::None, Values::Str(rows.iter().map(|x| &x.kernel_sequence).collect()))
             .with(COLUMNS[2], Unit::Count, Values::Int(rows.iter().map(|x| x.occurrence_count).collect()))
             .with(COLUMNS[3], Unit::Us, Values::Float(rows.iter().map(|x| x.avg_aten_op_launch_delay).collect()))
             .with(COLUMNS[4], Unit::Us, Values::Float(rows.iter().map(|x| x.avg_runtime_delay).collect()));

@@ -145,8 +145,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     for (pos, samples) in counter_samples(ctx, series)? {
         let r = &ctx.trace.ranks[pos];
         let mut t = Table::new(&format!("trace_with_counters__rank{}", r.rank))
-            .with("name", Unit::None, Values::Str(samples.iter().map(|s| s.name.clone()).collect()))
-            .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter.to_string()).collect()))
+            .with("name", Unit::None, Values::Str(samples.iter().map(|s| &s.name).collect()))
+            .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter).collect()))
             .with("pid", Unit::None, id_column(samples.iter().map(|s| r.id_text(s.pid)).collect()))
             .with("id", Unit::None, Values::Float(samples.iter().map(|s| s.id.map_or(f64::NAN, |i| i as f64)).collect()))
             .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| us(s.ts_ns)).collect()))

@@ -426,14 +426,14 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
     t = t
         .with("event_idx", Unit::None, Values::Float(event_idx.clone()))
         .with("duration", Unit::Us, us_col(duration.into_iter()))
-        .with("type", Unit::None, Values::Str(kind))
-        .with("s_name", Unit::None, Values::Str(s_name))
-        .with("pid", Unit::None, Values::Str(pid))
-        .with("tid", Unit::None, Values::Str(tid))
+        .with("type", Unit::None, Values::Str(kind.into()))
+        .with("s_name", Unit::None, Values::Str(s_name.into()))
+        .with("pid", Unit::None, Values::Str(pid.into()))
+        .with("tid", Unit::None, Values::Str(tid.into()))
         .with("stream", Unit::None, Values::Float(stream))
         .with("index", Unit::None, Values::Float(event_idx))
-        .with("bound_by", Unit::None, Values::Str(bound))
-        .with("s_cat", Unit::None, Values::Str(s_cat));
+        .with("bound_by", Unit::None, Values::Str(bound.into()))
+        .with("s_cat", Unit::None, Values::Str(s_cat.into()));
     if cp.hta {
         t.sort_canonical(&["event_idx", "type"]);
     } else {
@@ -468,9 +468,11 @@ fn summary_table(cp: &CriticalPath, rows: &[PathRow]) -> Table {
         *sums.entry(x.bound_by).or_default() += x.weight;
     }
     let total = cp.length() as f64;
-    let mut t = Table::new("critical_path_summary")
-        .with("bound_by", Unit::None, Values::Str(sums.keys().map(|k| k.to_string()).collect()))
-        .with("pct_of_critical_path", Unit::Percent, Values::Float(sums.values().map(|&v| v as f64 / total * 100.0).collect()));
+    let mut t = Table::new("critical_path_summary").with("bound_by", Unit::None, Values::Str(sums.keys().collect())).with(
+        "pct_of_critical_path",
+        Unit::Percent,
+        Values::Float(sums.values().map(|&v| v as f64 / total * 100.0).collect()),
+    );
     if !cp.hta {
         t = t.with("duration", Unit::Us, us_col(sums.values().copied()));
     }
@@ -490,8 +492,8 @@ fn by_event_table(cp: &CriticalPath, rows: &[PathRow]) -> Table {
     let mut rows: Vec<Row> = sums.into_iter().collect();
     rows.sort_by(|a, b| b.1 .0.cmp(&a.1 .0).then_with(|| a.0.cmp(&b.0)));
     Table::new("critical_path_by_event")
-        .with("s_name", Unit::None, Values::Str(rows.iter().map(|r| r.0 .0.to_string()).collect()))
-        .with("bound_by", Unit::None, Values::Str(rows.iter().map(|r| r.0 .1.to_string()).collect()))
+        .with("s_name", Unit::None, Values::Str(rows.iter().map(|r| r.0 .0).collect()))
+        .with("bound_by", Unit::None, Values::Str(rows.iter().map(|r| r.0 .1).collect()))
         .with("duration", Unit::Us, us_col(rows.iter().map(|r| r.1 .0)))
         .with("edges", Unit::Count, Values::Int(rows.iter().map(|r| r.1 .1).collect()))
         .with("pct_of_critical_path", Unit::Percent, Values::Float(rows.iter().map(|r| r.1 .0 as f64 / total * 100.0).collect()))
@@ -511,7 +513,7 @@ fn edges_table(cp: &CriticalPath, f: &HtaFrame) -> Table {
         .with("dst_event", Unit::None, Values::Int(e.iter().map(|x| i64::from(f.index[node(x.dst).row as usize])).collect()))
         .with("dst_is_start", Unit::None, Values::Str(e.iter().map(|x| b(node(x.dst).start)).collect()))
         .with("dst_ts", Unit::Us, us_col(e.iter().map(|x| node(x.dst).ts)))
-        .with("type", Unit::None, Values::Str(e.iter().map(|x| x.kind.hta_name().to_string()).collect()))
+        .with("type", Unit::None, Values::Str(e.iter().map(|x| x.kind.hta_name()).collect()))
         .with("weight", Unit::Us, us_col(e.iter().map(|x| x.graph_weight)))
         .with(
             "attributed_event",
@@ -566,7 +568,7 @@ fn flows_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow]) -
         Values::Str(flows.iter().map(|x| r.id_text(if tid { f.tid[sel(x)] } else { f.pid[sel(x)] })).collect())
     };
     let mut t = Table::new("critical_path_overlay_flows")
-        .with("cat", Unit::None, Values::Str(flows.iter().map(|x| cp.graph.edges[x.edge as usize].kind.hta_name().to_string()).collect()))
+        .with("cat", Unit::None, Values::Str(flows.iter().map(|x| cp.graph.edges[x.edge as usize].kind.hta_name()).collect()))
         .with("src_pid", Unit::None, ids(&|x| x.src.0, false))
         .with("src_tid", Unit::None, ids(&|x| x.src.0, true))
         .with("src_ts", Unit::Us, Values::Float(flows.iter().map(|x| x.src.1).collect()))
@@ -574,7 +576,7 @@ fn flows_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow]) -
         .with("dst_tid", Unit::None, ids(&|x| x.dst.0, true))
         .with("dst_ts", Unit::Us, Values::Float(flows.iter().map(|x| x.dst.1).collect()))
         .with("weight", Unit::Us, us_col(flows.iter().map(|x| cp.weight(x.edge))))
-        .with("critical", Unit::None, Values::Str(flows.iter().map(|_| "True".to_string()).collect()));
+        .with("critical", Unit::None, Values::Str(flows.iter().map(|_| "True").collect()));
     if cp.hta {
         t.sort_canonical(&["src_ts"]);
     }
@@ -683,7 +685,7 @@ fn info_json(cp: &CriticalPath, o: &Overlay) -> String {
 /// `critical_path_info`: the same as a two-column table.
 fn info_table(cp: &CriticalPath, o: &Overlay) -> Table {
     let fields = info_fields(cp, o);
-    Table::new("critical_path_info").with("key", Unit::None, Values::Str(fields.iter().map(|f| f.0.to_string()).collect())).with(
+    Table::new("critical_path_info").with("key", Unit::None, Values::Str(fields.iter().map(|f| f.0).collect())).with(
         "value",
         Unit::None,
         Values::Str(fields.iter().map(|f| f.1.as_str().map_or_else(|| f.1.to_string(), str::to_string)).collect()),

@@ -102,7 +102,7 @@ fn functions(frames: &[crate::table::FlameFrame], whole: i64) -> Table {
     let us_whole = whole as f64 / 1e3;
     let share = |v: f64| if us_whole > 0.0 { super::stats::np_round(100.0 * v / us_whole, 2) } else { f64::NAN };
     Table::new("functions")
-        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.0.to_string()).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.0).collect()))
         .with("self_us", Unit::Us, Values::Float(rows.iter().map(|r| r.1 .0).collect()))
         .with("total_us", Unit::Us, Values::Float(rows.iter().map(|r| r.1 .1).collect()))
         .with("self_pct", Unit::Percent, Values::Float(rows.iter().map(|r| share(r.1 .0)).collect()))

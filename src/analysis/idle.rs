@@ -214,7 +214,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         Table::new("idle_time_breakdown")
             .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
             .with("stream", Unit::None, Values::Int(rows.iter().map(|(s, _)| s.stream).collect()))
-            .with("idle_category", Unit::None, Values::Str(rows.iter().map(|(_, c)| c.as_str().to_string()).collect()))
+            .with("idle_category", Unit::None, Values::Str(rows.iter().map(|(_, c)| c.as_str()).collect()))
             .with("idle_time", Unit::Us, Values::Float(rows.iter().map(|(s, c)| round(us(s.idle_ns(*c)))).collect()))
             .with("idle_time_ratio", Unit::Ratio, Values::Float(rows.iter().map(|(s, c)| round(ratio(s, *c))).collect())),
     );
@@ -223,7 +223,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         .map(|(s, c)| Describe::of(&s.gaps[*c as usize].iter().map(|&g| us(g)).collect::<Vec<_>>()).values().map(round))
         .collect();
     let mut t = Table::new("idle_time_interval_stats")
-        .with("idle_category", Unit::None, Values::Str(rows.iter().map(|(_, c)| c.as_str().to_string()).collect()))
+        .with("idle_category", Unit::None, Values::Str(rows.iter().map(|(_, c)| c.as_str()).collect()))
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
         .with("stream", Unit::None, Values::Int(rows.iter().map(|(s, _)| s.stream).collect()));
     for (k, stat) in Describe::STATS.iter().enumerate() {

@@ -180,8 +180,8 @@ fn functions_table(ranks: &[&RankTrace]) -> (Table, Chart) {
         errors: None,
     };
     let table = Table::new("functions")
-        .with("layer", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.0.to_string()).collect()))
-        .with("function", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1.to_string()).collect()))
+        .with("layer", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.0).collect()))
+        .with("function", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|(_, f)| f.calls).collect()))
         .with("ranks", Unit::Count, Values::Int(rows.iter().map(|(_, f)| f.ranks.len() as i64).collect()))
         .with("time_ns", Unit::Ns, Values::Int(rows.iter().map(|(_, f)| f.time_ns).collect()));
@@ -261,7 +261,7 @@ fn files_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
         }
     };
     Table::new("files")
-        .with("file", Unit::None, Values::Str(order.iter().map(|&i| replay.names[i].to_string()).collect()))
+        .with("file", Unit::None, Values::Str(order.iter().map(|&i| replay.names[i]).collect()))
         .with("ranks", Unit::Count, int(&|i| f[i].ranks))
         .with("sessions", Unit::Count, int(&|i| sessions[i]))
         .with("max_open", Unit::Count, int(&|i| most[i]))
@@ -278,7 +278,7 @@ fn files_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
         .with("consecutive", Unit::Count, int(&|i| f[i].pattern[0]))
         .with("sequential", Unit::Count, int(&|i| f[i].pattern[1]))
         .with("random", Unit::Count, int(&|i| f[i].pattern[2]))
-        .with("pattern", Unit::None, Values::Str(order.iter().map(|&i| pattern(i).to_string()).collect()))
+        .with("pattern", Unit::None, Values::Str(order.iter().map(|&i| pattern(i)).collect()))
         .with("conflicts", Unit::Count, int(&|i| conflicting[i]))
 }
 
@@ -293,12 +293,12 @@ fn size_tables(replay: &Replay) -> (Table, Table, Chart) {
     }
     let rows: Vec<(&(bool, i64), &i64)> = sizes.iter().collect();
     let sizes = Table::new("sizes")
-        .with("op", Unit::None, Values::Str(rows.iter().map(|(k, _)| if k.0 { "write" } else { "read" }.to_string()).collect()))
+        .with("op", Unit::None, Values::Str(rows.iter().map(|(k, _)| if k.0 { "write" } else { "read" }).collect()))
         .with("size", Unit::Bytes, Values::Int(rows.iter().map(|(k, _)| k.1).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|(_, n)| **n).collect()))
         .with("bytes", Unit::Bytes, Values::Int(rows.iter().map(|(k, n)| k.1 * **n).collect()));
     let histogram = Table::new("size_histogram")
-        .with("size", Unit::None, Values::Str(SIZE_BUCKETS.iter().map(|b| b.0.to_string()).collect()))
+        .with("size", Unit::None, Values::Str(SIZE_BUCKETS.iter().map(|b| b.0).collect()))
         .with("reads", Unit::Count, Values::Int(buckets.iter().map(|b| b[0]).collect()))
         .with("writes", Unit::Count, Values::Int(buckets.iter().map(|b| b[1]).collect()));
     let series = |name: &str, op: usize| Series { name: name.into(), values: buckets.iter().map(|b| b[op] as f64).collect() };
@@ -318,8 +318,8 @@ fn conflicts_table(replay: &Replay, conflicts: &conflicts::ByKey) -> Table {
     rows.sort_by(|a, b| replay.names[a.0 .0 as usize].cmp(replay.names[b.0 .0 as usize]).then(a.0.cmp(b.0)));
     let int = |get: &dyn Fn(&conflicts::Conflict) -> i64| Values::Int(rows.iter().map(|(_, c)| get(c)).collect());
     Table::new("conflicts")
-        .with("file", Unit::None, Values::Str(rows.iter().map(|(k, _)| replay.names[k.0 as usize].to_string()).collect()))
-        .with("kind", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1.to_string()).collect()))
+        .with("file", Unit::None, Values::Str(rows.iter().map(|(k, _)| replay.names[k.0 as usize]).collect()))
+        .with("kind", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1).collect()))
         .with("first_rank", Unit::None, Values::Int(rows.iter().map(|(k, _)| i64::from(k.2)).collect()))
         .with("second_rank", Unit::None, Values::Int(rows.iter().map(|(k, _)| i64::from(k.3)).collect()))
         .with("pairs", Unit::Count, int(&|c| c.pairs))

@@ -323,7 +323,7 @@ fn kernel_type_table(b: &KernelBreakdown, hta: bool) -> Table {
         Values::Float(b.kernel_types.iter().map(|(_, s)| *s).collect())
     };
     let mut t = Table::new("gpu_kernel_breakdown__kernel_type")
-        .with("kernel_type", Unit::None, Values::Str(b.kernel_types.iter().map(|(l, _)| l.clone()).collect()))
+        .with("kernel_type", Unit::None, Values::Str(b.kernel_types.iter().map(|(l, _)| l).collect()))
         .with("sum", Unit::Us, sums)
         .with("percentage", Unit::Percent, Values::Float(pct));
     if hta {
@@ -338,13 +338,13 @@ fn kernel_table(b: &KernelBreakdown, hta: bool) -> Table {
     let rows: Vec<(KernelType, u32, &NameStats)> = b.kernels.iter().flat_map(|(t, r, v)| v.iter().map(move |s| (*t, *r, s))).collect();
     let col = |f: fn(&NameStats) -> f64| Values::Float(rows.iter().map(|(_, _, s)| f(s)).collect());
     let mut t = Table::new("gpu_kernel_breakdown__kernels")
-        .with("name", Unit::None, Values::Str(rows.iter().map(|(_, _, s)| s.name.clone()).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|(_, _, s)| &s.name).collect()))
         .with("sum (us)", Unit::Us, col(|s| s.sum))
         .with("max (us)", Unit::Us, col(|s| s.max))
         .with("min (us)", Unit::Us, col(|s| s.min))
         .with("stddev", Unit::Us, col(|s| s.std))
         .with("mean (us)", Unit::Us, col(|s| s.mean))
-        .with("kernel_type", Unit::None, Values::Str(rows.iter().map(|(k, _, _)| k.as_str().to_string()).collect()))
+        .with("kernel_type", Unit::None, Values::Str(rows.iter().map(|(k, _, _)| k.as_str()).collect()))
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(_, r, _)| i64::from(*r)).collect()));
     if hta {
         t.sort_canonical(&["kernel_type", "name", "rank"]);

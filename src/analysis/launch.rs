@@ -165,7 +165,7 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     let mut report = Report::default();
     for (f, r) in ctx.ranks() {
         let stats = launch_stats(f, r, ctx.hta, include_memory);
-        let name = |i: usize| r.strings.get(f.name[i]).to_string();
+        let name = |i: usize| r.strings.get(f.name[i]);
         // HTA keeps pandas' dtypes: int µs when the trace's `dur` column is integral
         let col = |g: fn(&LaunchStat) -> f64| {
             if ctx.hta && !f.dur_is_float {
@@ -211,10 +211,10 @@ fn outliers(f: &HtaFrame, r: &RankTrace, stats: &[LaunchStat], runtime_cutoff: f
         (true, false) => "runtime",
         _ => "launch_delay",
     };
-    let name = |i: usize| r.strings.get(f.name[i]).to_string();
+    let name = |i: usize| r.strings.get(f.name[i]);
     Table::new(&format!("cuda_kernel_launch_outliers__rank{}", f.rank))
         .with("correlation", Unit::None, Values::Int(rows.iter().map(|s| s.correlation).collect()))
-        .with("outlier", Unit::None, Values::Str(rows.iter().map(|s| reason(s).to_string()).collect()))
+        .with("outlier", Unit::None, Values::Str(rows.iter().map(|s| reason(s)).collect()))
         .with("ts", Unit::Us, Values::Float(rows.iter().map(|s| us(f.ts_ns[s.cpu_row])).collect()))
         .with("cpu_duration", Unit::Us, Values::Float(rows.iter().map(|s| s.cpu_duration).collect()))
         .with("gpu_duration", Unit::Us, Values::Float(rows.iter().map(|s| s.gpu_duration).collect()))

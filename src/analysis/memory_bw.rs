@@ -161,7 +161,7 @@ fn series_tables(b: &RankBw, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 
         .with("row", Unit::None, Values::Int(p.iter().map(|p| p.row as i64).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), f, hta))
         .with("pid", Unit::None, id_column(p.iter().map(|p| r.id_text(f.pid[p.op])).collect()))
-        .with("name", Unit::None, Values::Str(p.iter().map(|p| p.name.clone()).collect()))
+        .with("name", Unit::None, Values::Str(p.iter().map(|p| &p.name).collect()))
         .with("memory_bw_gbps", Unit::None, Values::Float(p.iter().map(|p| p.value).collect()));
     if hta {
         all.sort_canonical(&["name", "ts"]);
@@ -171,7 +171,7 @@ fn series_tables(b: &RankBw, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 
         .flat_map(|(name, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.value))).into_iter().map(move |(t, v)| (name, t, v)))
         .collect();
     let collapsed = Table::new(&format!("memory_bw_time_series_collapsed__rank{}", b.rank))
-        .with("name", Unit::None, Values::Str(c.iter().map(|x| x.0.to_string()).collect()))
+        .with("name", Unit::None, Values::Str(c.iter().map(|x| x.0).collect()))
         .with("ts", Unit::Us, ts_values(c.iter().map(|x| x.1).collect(), f, hta))
         .with("memory_bw_gbps", Unit::None, Values::Float(c.iter().map(|x| x.2).collect()));
     [all, collapsed]
@@ -202,7 +202,7 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
         }
     }
     if !series.is_empty() {
-        let mut t = summary_table("memory_bw_summary", ranks, "name", Values::Str(names), "memory_bw_gbps", &stats);
+        let mut t = summary_table("memory_bw_summary", ranks, "name", Values::Str(names.into()), "memory_bw_gbps", &stats);
         if t.rows() == 0 && ctx.hta {
             // pandas: describe() of an empty groupby has no (rank, name) index; the oracle writes
             // it as a column called `index`

@@ -178,7 +178,7 @@ pub fn kinds_table(ov: &Overview) -> crate::table::Table {
             counts.push(*n as i64);
         }
     }
-    Table::new("kinds").with("rank", Unit::None, Values::Int(ranks)).with("kind", Unit::None, Values::Str(kinds)).with(
+    Table::new("kinds").with("rank", Unit::None, Values::Int(ranks)).with("kind", Unit::None, Values::Str(kinds.into())).with(
         "events",
         Unit::Count,
         Values::Int(counts),

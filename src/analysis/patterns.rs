@@ -255,13 +255,13 @@ fn evidence_table(found: &[DeviceFindings], max: usize) -> (Table, Vec<String>) 
     }
     let int = |f: &dyn Fn(&DeviceFindings, &Evidence) -> i64| Values::Int(rows.iter().map(|(_, d, e)| f(d, e)).collect());
     let table = Table::new("evidence")
-        .with("pattern", Unit::None, Values::Str(rows.iter().map(|(p, ..)| p.as_str().to_string()).collect()))
+        .with("pattern", Unit::None, Values::Str(rows.iter().map(|(p, ..)| p.as_str()).collect()))
         .with("rank", Unit::None, int(&|d, _| i64::from(d.rank)))
         .with("device", Unit::None, int(&|d, _| d.device))
         .with("start_ns", Unit::Ns, int(&|_, e| e.start))
         .with("end_ns", Unit::Ns, int(&|_, e| e.end))
         .with("dur_ns", Unit::Ns, int(&|_, e| e.end - e.start))
-        .with("detail", Unit::None, Values::Str(rows.iter().map(|(.., e)| e.detail.clone()).collect()))
+        .with("detail", Unit::None, Values::Str(rows.iter().map(|(.., e)| &e.detail).collect()))
         .with("value_ns", Unit::Ns, int(&|_, e| e.value));
     (table, notes)
 }

@@ -122,7 +122,7 @@ fn sorted(by: BTreeMap<&str, Vec<i64>>) -> Vec<Row<'_>> {
 /// rocprof's five columns of `rows`: name, calls, total, average (truncated), percentage.
 fn stats_columns(rows: &[Row]) -> [(&'static str, Unit, Values); 5] {
     [
-        ("Name", Unit::None, Values::Str(rows.iter().map(|r| r.name.to_string()).collect())),
+        ("Name", Unit::None, Values::Str(rows.iter().map(|r| r.name).collect())),
         ("Calls", Unit::Count, Values::Int(rows.iter().map(|r| r.durs.len() as i64).collect())),
         ("TotalDurationNs", Unit::Ns, Values::Int(rows.iter().map(Row::total).collect())),
         ("AverageNs", Unit::Ns, Values::Int(rows.iter().map(|r| r.total() / r.durs.len() as i64).collect())),

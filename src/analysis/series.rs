@@ -100,7 +100,7 @@ pub fn id_column(texts: Vec<String>) -> crate::table::Values {
     let ints: Option<Vec<i64>> = texts.iter().map(|t| t.parse().ok()).collect();
     match ints {
         Some(v) => Values::Int(v),
-        None => Values::Str(texts),
+        None => Values::Str(texts.into()),
     }
 }
 

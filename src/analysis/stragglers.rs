@@ -260,15 +260,11 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
                 .with("iteration", Unit::None, Values::Int(m.iter().map(|x| x.iteration).collect()))
                 .with("rank", Unit::None, Values::Int(m.iter().map(|x| i64::from(x.rank)).collect()))
                 .with("stream", Unit::None, Values::Int(m.iter().map(|_| *stream).collect()))
-                .with("kernel", Unit::None, Values::Str(m.iter().map(|_| name.clone()).collect()))
+                .with("kernel", Unit::None, Values::Str(m.iter().map(|_| &name).collect()))
                 .with("ts", Unit::Us, Values::Float(m.iter().map(|x| x.ts).collect()))
                 .with("normalized_start_time", Unit::Ratio, Values::Float(m.iter().map(|x| x.normalized_start_time).collect()))
                 .with("duration", Unit::Ratio, Values::Float(m.iter().map(|x| x.duration).collect()))
-                .with(
-                    "is_straggler",
-                    Unit::None,
-                    Values::Str(m.iter().map(|x| if x.is_straggler { "Yes" } else { "No" }.to_string()).collect()),
-                ),
+                .with("is_straggler", Unit::None, Values::Str(m.iter().map(|x| if x.is_straggler { "Yes" } else { "No" }).collect())),
         );
         report.notes.push(format!("metric kernel: {} on stream {stream}", shorten_name(name)));
     }

@@ -269,7 +269,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let types: Vec<(KernelType, i64)> = CLASSES.into_iter().zip(by_class).filter(|(_, t)| *t > 0).collect();
     report.tables.push(
         Table::new("time_by_kernel_type")
-            .with("kernel_type", Unit::None, Values::Str(types.iter().map(|(t, _)| t.as_str().to_string()).collect()))
+            .with("kernel_type", Unit::None, Values::Str(types.iter().map(|(t, _)| t.as_str()).collect()))
             .with("time_us", Unit::Us, Values::Float(types.iter().map(|(_, t)| us(*t)).collect()))
             .with("share_of_busy_pct", Unit::Percent, Values::Float(types.iter().map(|(_, t)| pct(*t, busy_total)).collect())),
     );
@@ -277,7 +277,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     report.tables.push(name_table("top_gpu_kernels", &top_kernels, gpu_total).with(
         "kernel_type",
         Unit::None,
-        Values::Str(top_kernels.iter().map(|k| kernel_type_of[&k.0].as_str().to_string()).collect()),
+        Values::Str(top_kernels.iter().map(|k| kernel_type_of[&k.0].as_str()).collect()),
     ));
     let top_ops = top_of(ops, top);
     report.tables.push(name_table("top_cpu_ops", &top_ops, cpu_total));
@@ -313,7 +313,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     if ranks.len() > 1 {
         let t = ranks_table(&gpu, &step_median, &overlap);
         if let Some(Values::Str(on)) = t.column("outlier_on").map(|c| &c.values) {
-            outlier_ranks = ranks.iter().zip(on).filter(|(_, on)| !on.is_empty()).map(|(r, on)| (*r, on.clone())).collect();
+            outlier_ranks = ranks.iter().zip(on.iter()).filter(|(_, on)| !on.is_empty()).map(|(r, on)| (*r, on.to_string())).collect();
         }
         report.tables.push(t);
     }
@@ -359,7 +359,7 @@ fn gpu_table(gpu: &[(u32, Option<GpuTime>)]) -> Table {
 /// `name, calls, total_us, mean_us, share_pct` (share of `total`).
 fn name_table(name: &str, rows: &[(String, i64, i64)], total: i64) -> Table {
     Table::new(name)
-        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|r| &r.0).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|r| r.1).collect()))
         .with("total_us", Unit::Us, Values::Float(rows.iter().map(|r| us(r.2)).collect()))
         // to the ns: a mean of integer ns durations has no meaningful digits below that
@@ -385,7 +385,7 @@ fn ranks_table(gpu: &[(u32, Option<GpuTime>)], step_median: &BTreeMap<u32, f64>,
         .with("busy_pct", Unit::Percent, Values::Float(busy))
         .with("communication_us", Unit::Us, Values::Float(comm))
         .with("idle_pct", Unit::Percent, Values::Float(idle))
-        .with("outlier_on", Unit::None, Values::Str(named))
+        .with("outlier_on", Unit::None, Values::Str(named.into()))
 }
 
 /// One key figure of the Overview: `figure` is `value` `unit` (`detail` says of what), computed by
@@ -543,7 +543,7 @@ fn top_rows(t: &Table, name: &str, cols: &[&str], n: usize) -> Table {
     let mut out = Table::new(name);
     for c in cols.iter().filter_map(|c| t.column(c)) {
         let values = match &c.values {
-            Values::Str(v) => Values::Str(v.iter().take(n).cloned().collect()),
+            Values::Str(v) => Values::Str(v.iter().take(n).collect()),
             Values::Int(v) => Values::Int(v.iter().take(n).copied().collect()),
             Values::Float(v) => Values::Float(v.iter().take(n).copied().collect()),
         };
@@ -592,7 +592,7 @@ fn io_figures(io: &Report) -> Vec<Figure> {
     };
     // the files table is sorted by bytes moved: its first row is the busiest file
     let top_file = match files.and_then(|t| t.column("file")).map(|c| &c.values) {
-        Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", names[0], mb(moved(0))),
+        Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", &names[0], mb(moved(0))),
         _ => String::new(),
     };
     let sum = |table: &str, col: &str| ints(io, table, col).iter().sum::<i64>();

@@ -220,7 +220,7 @@ fn flow_table(name: &str, keys: Option<&[(u32, i64)]>, rows: &[(usize, Flow)]) -
     }
     let int = |f: &dyn Fn(&Flow) -> i64| Values::Int(rows.iter().map(|(_, x)| f(x)).collect());
     let float = |f: &dyn Fn(&Flow) -> f64| Values::Float(rows.iter().map(|(_, x)| np_round(f(x), 3)).collect());
-    t.with("direction", Unit::None, Values::Str(rows.iter().map(|(k, _)| DIRECTIONS[*k].to_string()).collect()))
+    t.with("direction", Unit::None, Values::Str(rows.iter().map(|(k, _)| DIRECTIONS[*k]).collect()))
         .with("copies", Unit::Count, int(&|f| f.copies as i64))
         .with("copies_with_bytes", Unit::Count, int(&|f| f.with_bytes as i64))
         .with("bytes", Unit::Bytes, int(&|f| f.bytes))
@@ -238,8 +238,8 @@ fn overlap_table(rows: &[(String, String, Overlap)]) -> Table {
     let int = |f: &dyn Fn(&Overlap) -> i64| Values::Int(rows.iter().map(|x| f(&x.2)).collect());
     let pct = |o: &Overlap| if o.copy_ns == 0 { f64::NAN } else { 100.0 * o.hidden_ns as f64 / o.copy_ns as f64 };
     Table::new("overlap")
-        .with("rank", Unit::None, Values::Str(rows.iter().map(|x| x.0.clone()).collect()))
-        .with("device", Unit::None, Values::Str(rows.iter().map(|x| x.1.clone()).collect()))
+        .with("rank", Unit::None, Values::Str(rows.iter().map(|x| &x.0).collect()))
+        .with("device", Unit::None, Values::Str(rows.iter().map(|x| &x.1).collect()))
         .with("compute_ns", Unit::Ns, int(&|o| o.kernel_ns))
         .with("copy_ns", Unit::Ns, int(&|o| o.copy_ns))
         .with("copy_under_compute_ns", Unit::Ns, int(&|o| o.hidden_ns))

@@ -166,7 +166,7 @@ fn ranks(gpu: &Table, overlap: Option<&Table>, ranks: Option<&Table>, steps: Opt
         }
     };
     let outlier_on: Vec<String> = match ranks.and_then(|t| t.column("outlier_on")).map(|c| &c.values) {
-        Some(Values::Str(v)) => v.clone(),
+        Some(Values::Str(v)) => v.iter().map(str::to_string).collect(),
         _ => vec![String::new(); gpu.rows()],
     };
     let fixed = |v: f64, d: usize| if v.is_nan() { "—".to_string() } else { format!("{v:.d$}") };
@@ -270,15 +270,15 @@ mod tests {
         let mut r = Report::default();
         r.tables.push(
             Table::new("headline")
-                .with("figure", Unit::None, Values::Str(vec!["GPU busy".into()]))
+                .with("figure", Unit::None, Values::Str(["GPU busy"].into()))
                 .with("value", Unit::None, Values::Float(vec![47.7]))
-                .with("unit", Unit::None, Values::Str(vec!["%".into()]))
-                .with("detail", Unit::None, Values::Str(vec!["compute <b>".into()]))
-                .with("panel", Unit::None, Values::Str(vec!["temporal".into()])),
+                .with("unit", Unit::None, Values::Str(["%"].into()))
+                .with("detail", Unit::None, Values::Str(["compute <b>"].into()))
+                .with("panel", Unit::None, Values::Str(["temporal"].into())),
         );
         r.tables.push(
             Table::new("top_gpu_kernels")
-                .with("name", Unit::None, Values::Str(vec!["<img src=x onerror=alert(1)>".into()]))
+                .with("name", Unit::None, Values::Str(["<img src=x onerror=alert(1)>"].into()))
                 .with("calls", Unit::Count, Values::Int(vec![3]))
                 .with("total_us", Unit::Us, Values::Float(vec![1500.0]))
                 .with("share_pct", Unit::Percent, Values::Float(vec![65.89])),

@@ -159,7 +159,7 @@ mod tests {
             escape("<img src=x onerror=alert(1)> & \"q\" 'a'"),
             "&lt;img src=x onerror=alert(1)&gt; &amp; &quot;q&quot; &#39;a&#39;"
         );
-        let t = Table::new("t<x>").with("name", Unit::None, Values::Str(vec!["<script>alert(1)</script>".into()]));
+        let t = Table::new("t<x>").with("name", Unit::None, Values::Str(["<script>alert(1)</script>"].into()));
         let h = table(&t, 10);
         assert!(!h.contains("<script>") && !h.contains("<x>"), "{h}");
         assert!(h.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));

@@ -5,12 +5,14 @@ mod chart;
 mod pyfloat;
 pub(crate) mod render;
 mod report;
+mod texts;
 mod trace_out;
 
 pub use chart::{histogram_bins, union_gaps, Chart, FlameFrame, Line, Series};
 pub use pyfloat::python_float_repr;
 pub use render::JsonRows;
 pub use report::{Report, ReportFile};
+pub use texts::Texts;
 pub use trace_out::{CompactNames, CounterSample, FlowEvent, Marks, TraceOut};
 
 use serde::Serialize;
@@ -41,8 +43,8 @@ pub enum Unit {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum Values {
-    /// Text.
-    Str(Vec<String>),
+    /// Text (each distinct value stored once).
+    Str(Texts),
     /// Integers.
     Int(Vec<i64>),
     /// Floats (`NaN` renders as an empty cell / `null`).
@@ -132,13 +134,10 @@ impl Table {
         rows.sort_by(|&a, &b| {
             order.iter().map(|&i| cmp_in(&self.columns[i], a, b)).find(|o| o.is_ne()).unwrap_or(std::cmp::Ordering::Equal)
         });
-        // a permutation: text moves to its new row instead of being copied
+        // text keeps its distinct values; only the codes move
         for c in &mut self.columns {
             c.values = match &mut c.values {
-                Values::Str(v) => {
-                    let mut old = std::mem::take(v);
-                    Values::Str(rows.iter().map(|&r| std::mem::take(&mut old[r])).collect())
-                }
+                Values::Str(v) => Values::Str(std::mem::take(v).select(&rows)),
                 Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
                 Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
             };
@@ -148,8 +147,8 @@ impl Table {
     /// Keeps rows `rows`, in that order.
     pub fn select_rows(&mut self, rows: &[usize]) {
         for c in &mut self.columns {
-            c.values = match &c.values {
-                Values::Str(v) => Values::Str(rows.iter().map(|&r| v[r].clone()).collect()),
+            c.values = match &mut c.values {
+                Values::Str(v) => Values::Str(std::mem::take(v).select(rows)),
                 Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
                 Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
             };

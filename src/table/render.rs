@@ -6,7 +6,7 @@ use super::{Table, Values};
 /// pandas writes, so CSVs compare with HTA's as text.
 pub(crate) fn cell(v: &Values, row: usize) -> String {
     match v {
-        Values::Str(s) => s[row].clone(),
+        Values::Str(s) => s[row].to_string(),
         Values::Int(i) => i[row].to_string(),
         Values::Float(f) => super::python_float_repr(f[row]),
     }

@@ -2,7 +2,7 @@ use super::*;
 
 fn sample() -> Table {
     Table::new("t")
-        .with("kernel", Unit::None, Values::Str(vec!["gemm".into(), "a,\"b\"".into()]))
+        .with("kernel", Unit::None, Values::Str(["gemm", "a,\"b\""].into()))
         .with("count", Unit::Count, Values::Int(vec![12, 3]))
         .with("mean_us", Unit::Us, Values::Float(vec![1.5, f64::NAN]))
 }
@@ -69,7 +69,7 @@ fn text_aligns_numbers_right() {
 #[test]
 fn canonical_sort_by_keys_then_all_columns() {
     let mut t = Table::new("t")
-        .with("name", Unit::None, Values::Str(vec!["b".into(), "a".into(), "a".into(), "c".into()]))
+        .with("name", Unit::None, Values::Str(["b", "a", "a", "c"].into()))
         .with("rank", Unit::None, Values::Int(vec![0, 1, 0, 0]))
         .with("x", Unit::None, Values::Float(vec![f64::NAN, 1.0, 2.0, 0.5]));
     t.sort_canonical(&["rank"]);

@@ -22,7 +22,7 @@ pub(super) fn bubbles(ops: &[OpStat]) -> Vec<f64> {
 /// avg_duration_us, bubble_time_us`.
 pub fn averages_table(ops: &[OpStat]) -> Table {
     Table::new(AVERAGES_TABLE)
-        .with("operation_name", Unit::None, Values::Str(ops.iter().map(|o| o.name.clone()).collect()))
+        .with("operation_name", Unit::None, Values::Str(ops.iter().map(|o| &o.name).collect()))
         .with("avg_start_time_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_start_us).collect()))
         .with("avg_end_time_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_end_us).collect()))
         .with("avg_duration_us", Unit::Us, Values::Float(ops.iter().map(OpStat::avg_duration_us).collect()))
@@ -61,7 +61,7 @@ pub(super) fn op_table(name: &str, groups: &[(Option<u32>, &[OpStat])]) -> Table
     if groups.iter().any(|g| g.0.is_some()) {
         t = t.with("rank", Unit::None, Values::Int(rank));
     }
-    t = t.with("operation_name", Unit::None, Values::Str(op)).with("occurrence", Unit::None, Values::Int(occ)).with(
+    t = t.with("operation_name", Unit::None, Values::Str(op.into())).with("occurrence", Unit::None, Values::Int(occ)).with(
         "steps",
         Unit::Count,
         Values::Int(steps),
@@ -88,7 +88,7 @@ pub(super) fn steps_table(steps: &[StepStat]) -> Table {
     Table::new("decode_steps")
         .with("rank", Unit::None, Values::Int(steps.iter().map(|s| i64::from(s.rank)).collect()))
         .with("step", Unit::None, Values::Int(steps.iter().map(|s| i64::from(s.number)).collect()))
-        .with("kind", Unit::None, Values::Str(steps.iter().map(|s| s.kind.as_str().to_string()).collect()))
+        .with("kind", Unit::None, Values::Str(steps.iter().map(|s| s.kind.as_str()).collect()))
         .with("start_time_us", Unit::Us, f(&|s| us(s.start)))
         .with("duration_us", Unit::Us, f(&|s| us(s.end - s.start)))
         .with("start_kernel_offset_us", Unit::Us, f(&|s| us(s.origin - s.start)))
@@ -112,7 +112,7 @@ pub(super) fn steps_table(steps: &[StepStat]) -> Table {
                     .collect(),
             ),
         )
-        .with("outlier", Unit::None, Values::Str(steps.iter().map(|s| s.outlier.unwrap_or("").to_string()).collect()))
+        .with("outlier", Unit::None, Values::Str(steps.iter().map(|s| s.outlier.unwrap_or("")).collect()))
 }
 
 /// The steps flagged slow or fast, with their rank's median decode step.
@@ -133,7 +133,7 @@ pub(super) fn outliers_table(steps: &[StepStat]) -> Table {
     Table::new("decode_outlier_steps")
         .with("rank", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.rank)).collect()))
         .with("step", Unit::None, Values::Int(rows.iter().map(|(s, _)| i64::from(s.number)).collect()))
-        .with("outlier", Unit::None, Values::Str(rows.iter().map(|(s, _)| s.outlier.unwrap_or("").to_string()).collect()))
+        .with("outlier", Unit::None, Values::Str(rows.iter().map(|(s, _)| s.outlier.unwrap_or("")).collect()))
         .with("duration_us", Unit::Us, Values::Float(rows.iter().map(|(s, _)| us(s.end - s.start)).collect()))
         .with("median_decode_step_us", Unit::Us, Values::Float(rows.iter().map(|r| r.1).collect()))
         .with("ratio_to_median", Unit::Ratio, Values::Float(rows.iter().map(|(s, m)| us(s.end - s.start) / m).collect()))

@@ -72,7 +72,7 @@ fn median_arrays<const N: usize>(v: &[[f64; N]]) -> [f64; N] {
 fn temporal_table(control: &Side<'_>, test: &Side<'_>) -> Table {
     let rows = paired(control, test, &temporal(control), &temporal(test), median_arrays::<4>);
     let (cl, tl) = (&control.label, &test.label);
-    let mut t = Table::new("diff_temporal").with("rank", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()));
+    let mut t = Table::new("diff_temporal").with("rank", Unit::None, Values::Str(rows.iter().map(|r| &r.0).collect()));
     for (j, (what, unit)) in
         [("gpu_span_us", Unit::Us), ("idle_pct", Unit::Percent), ("compute_pct", Unit::Percent), ("non_compute_pct", Unit::Percent)]
             .into_iter()
@@ -93,7 +93,7 @@ fn overlap_table(control: &Side<'_>, test: &Side<'_>) -> Table {
     let rows = paired(control, test, &of(control), &of(test), median_arrays::<2>);
     let (cl, tl) = (&control.label, &test.label);
     Table::new("diff_overlap")
-        .with("rank", Unit::None, Values::Str(rows.iter().map(|r| r.0.clone()).collect()))
+        .with("rank", Unit::None, Values::Str(rows.iter().map(|r| &r.0).collect()))
         .with(&format!("{cl}_comm_us"), Unit::Us, Values::Float(rows.iter().map(|r| r.1[0]).collect()))
         .with(&format!("{tl}_comm_us"), Unit::Us, Values::Float(rows.iter().map(|r| r.2[0]).collect()))
         .with(&format!("{cl}_overlap_pct"), Unit::Percent, Values::Float(rows.iter().map(|r| r.1[1]).collect()))
@@ -138,7 +138,7 @@ fn decode_table(c: &[OpStat], t: &[OpStat], cl: &str, tl: &str) -> Table {
     let col = |m, j| Values::Float(keys.iter().map(|k| get(m, k, j)).collect());
     let diff = |j| Values::Float(keys.iter().map(|k| get(&tm, k, j) - get(&cm, k, j)).collect());
     Table::new("diff_decode")
-        .with("operation_name", Unit::None, Values::Str(keys.iter().map(|k| k.0.clone()).collect()))
+        .with("operation_name", Unit::None, Values::Str(keys.iter().map(|k| &k.0).collect()))
         .with("occurrence", Unit::Count, Values::Int(keys.iter().map(|k| i64::from(k.1)).collect()))
         .with(&format!("{cl}_avg_duration_us"), Unit::Us, col(&cm, 1))
         .with(&format!("{tl}_avg_duration_us"), Unit::Us, col(&tm, 1))
@@ -230,10 +230,10 @@ fn sequences_table(control: &Side<'_>, test: &Side<'_>) -> Table {
     rows.sort_by(|x, y| x.1.cmp(y.1).then(x.0.cmp(y.0)));
     let (cl, tl) = (&control.label, &test.label);
     Table::new("diff_kernel_sequences")
-        .with("operator", Unit::None, Values::Str(rows.iter().map(|r| r.0.to_string()).collect()))
-        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.1.to_string()).collect()))
-        .with(&format!("{cl}_kernels"), Unit::None, Values::Str(rows.iter().map(|r| r.2 .0.clone()).collect()))
-        .with(&format!("{tl}_kernels"), Unit::None, Values::Str(rows.iter().map(|r| r.3 .0.clone()).collect()))
+        .with("operator", Unit::None, Values::Str(rows.iter().map(|r| r.0).collect()))
+        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.1).collect()))
+        .with(&format!("{cl}_kernels"), Unit::None, Values::Str(rows.iter().map(|r| &r.2 .0).collect()))
+        .with(&format!("{tl}_kernels"), Unit::None, Values::Str(rows.iter().map(|r| &r.3 .0).collect()))
         .with(&format!("{cl}_calls"), Unit::Count, Values::Int(rows.iter().map(|r| r.2 .1 as i64).collect()))
         .with(&format!("{tl}_calls"), Unit::Count, Values::Int(rows.iter().map(|r| r.3 .1 as i64).collect()))
 }

@@ -202,7 +202,7 @@ pub(super) fn ratio(a: f64, b: f64) -> f64 {
 pub fn changes_table(rows: &[Change], by: By, control: &str, test: &str) -> Table {
     let f = |g: &dyn Fn(&Change) -> f64| Values::Float(rows.iter().map(g).collect());
     Table::new(&format!("diff_by_{}", by.as_str()))
-        .with(by.key_column(), Unit::None, Values::Str(rows.iter().map(|r| r.key.clone()).collect()))
+        .with(by.key_column(), Unit::None, Values::Str(rows.iter().map(|r| &r.key).collect()))
         .with(&format!("{control}_time_us"), Unit::Us, f(&|r| us_f64(r.control_ns)))
         .with(&format!("{test}_time_us"), Unit::Us, f(&|r| us_f64(r.test_ns)))
         .with("diff_time_us", Unit::Us, f(&|r| us_f64(r.diff_ns())))
@@ -211,7 +211,7 @@ pub fn changes_table(rows: &[Change], by: By, control: &str, test: &str) -> Tabl
         .with(&format!("{test}_count"), Unit::Count, f(&|r| r.test_count))
         .with(&format!("{control}_mean_us"), Unit::Us, f(&|r| us_f64(ratio(r.control_ns, r.control_count))))
         .with(&format!("{test}_mean_us"), Unit::Us, f(&|r| us_f64(ratio(r.test_ns, r.test_count))))
-        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.class().to_string()).collect()))
+        .with("change", Unit::None, Values::Str(rows.iter().map(|r| r.class()).collect()))
 }
 
 /// Grouped bars (control, test, difference) of the `MAX` first rows.

@@ -239,8 +239,8 @@ pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteration
         changes.sort_unstable();
         tables.push(
             Table::new(&format!("ops_diff__{}", device.as_str()))
-                .with("change", Unit::None, Values::Str(changes.iter().map(|c| c.0.to_string()).collect()))
-                .with("name", Unit::None, Values::Str(changes.iter().map(|c| c.1.to_string()).collect())),
+                .with("change", Unit::None, Values::Str(changes.iter().map(|c| c.0).collect()))
+                .with("name", Unit::None, Values::Str(changes.iter().map(|c| c.1).collect())),
         );
     }
     tables
@@ -248,9 +248,9 @@ pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteration
 
 fn summary_table(name: &str, rows: &[OpSummary]) -> Table {
     Table::new(name)
-        .with("cat", Unit::None, Values::Str(rows.iter().map(|r| r.cat.clone()).collect()))
-        .with("name", Unit::None, Values::Str(rows.iter().map(|r| r.name.clone()).collect()))
-        .with("short_name", Unit::None, Values::Str(rows.iter().map(|r| r.short_name.clone()).collect()))
+        .with("cat", Unit::None, Values::Str(rows.iter().map(|r| &r.cat).collect()))
+        .with("name", Unit::None, Values::Str(rows.iter().map(|r| &r.name).collect()))
+        .with("short_name", Unit::None, Values::Str(rows.iter().map(|r| &r.short_name).collect()))
         .with("counts", Unit::Count, Values::Int(rows.iter().map(|r| r.counts).collect()))
         .with("total_duration", Unit::Us, Values::Float(rows.iter().map(|r| r.total_duration).collect()))
 }
@@ -258,14 +258,14 @@ fn summary_table(name: &str, rows: &[OpSummary]) -> Table {
 fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test: &str) -> Table {
     let f = |g: &dyn Fn(&OpChange) -> f64| Values::Float(rows.iter().map(g).collect());
     Table::new(name)
-        .with(if short { "short_name" } else { "name" }, Unit::None, Values::Str(rows.iter().map(|r| r.name.clone()).collect()))
+        .with(if short { "short_name" } else { "name" }, Unit::None, Values::Str(rows.iter().map(|r| &r.name).collect()))
         .with(&format!("{control}_counts"), Unit::Count, f(&|r| r.control_counts))
         .with(&format!("{control}_total_duration"), Unit::Us, f(&|r| r.control_total_duration))
         .with(&format!("{test}_counts"), Unit::Count, f(&|r| r.test_counts))
         .with(&format!("{test}_total_duration"), Unit::Us, f(&|r| r.test_total_duration))
         .with("diff_counts", Unit::Count, f(&OpChange::diff_counts))
         .with("diff_duration", Unit::Us, f(&OpChange::diff_duration))
-        .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category().to_string()).collect()))
+        .with("counts_change_categories", Unit::None, Values::Str(rows.iter().map(|r| r.category()).collect()))
 }
 /// HTA mode's summary: the step time of the compared iterations and the biggest gain and loss
 /// of `compare_traces`.

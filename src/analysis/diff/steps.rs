@@ -99,7 +99,7 @@ pub(super) fn steps_table(c: &[StepValues], t: &[StepValues], control: &str, tes
         .with(&format!("{test}_gpu_busy_us"), Unit::Us, col(t, &|s| us_f64(s.busy)))
         .with(&format!("{control}_kernels"), Unit::Count, col(c, &|s| s.kernels))
         .with(&format!("{test}_kernels"), Unit::Count, col(t, &|s| s.kernels))
-        .with("change", Unit::None, Values::Str(change))
+        .with("change", Unit::None, Values::Str(change.into()))
 }
 
 /// Mean of the finite values (NaN when none).
