@@ -110,3 +110,17 @@ fn no_counters_no_file() {
     assert!(r.tables.is_empty() && r.traces.is_empty());
     assert_eq!(r.notes, vec!["no rank has kernel launches or memory operations: no trace written"]);
 }
+
+#[test]
+fn without_traces_the_table_is_the_same_and_the_trace_only_named() {
+    // `analyze` without `--traces` drops produced traces: the samples are not kept for them
+    let t = fixture();
+    let a = find("counters").expect("registered");
+    let mut ctx = Context::new(&t, false, None).expect("context");
+    ctx.traces = false;
+    let r = (a.run)(&ctx, &Params::new(a.options, []).expect("options")).expect("runs");
+    assert_eq!(r.tables[0].to_csv(), report(&t, false, &[]).tables[0].to_csv());
+    assert_eq!(r.traces.len(), 1);
+    assert_eq!(r.traces[0].name, "counters_with_counters.json.gz");
+    assert!(r.traces[0].counters.is_empty());
+}

@@ -48,8 +48,14 @@ fn trace(file: &str) -> Trace {
 }
 
 fn run(file: &str, hta: bool, opts: &[(&str, &str)]) -> Result<Report, String> {
+    run_traces(file, hta, opts, true)
+}
+
+/// [`run`], with `traces` telling whether the caller writes produced traces.
+fn run_traces(file: &str, hta: bool, opts: &[(&str, &str)], traces: bool) -> Result<Report, String> {
     let t = trace(file);
-    let ctx = Context::new(&t, hta, None).expect("context");
+    let mut ctx = Context::new(&t, hta, None).expect("context");
+    ctx.traces = traces;
     let a = find("sequences").expect("registered");
     let params = Params::new(a.options, opts.iter().copied()).map_err(|e| e.0)?;
     (a.run)(&ctx, &params).map_err(|e| e.0)
@@ -173,6 +179,16 @@ fn call_graph_structure() {
 fn events(bytes: &[u8]) -> Vec<serde_json::Value> {
     let json: serde_json::Value = serde_json::from_slice(&util::gunzip_if_needed(bytes.to_vec())).expect("JSON");
     json["traceEvents"].as_array().expect("traceEvents").clone()
+}
+
+#[test]
+fn without_traces_no_marks_and_the_same_table() {
+    let opts = [("operator_name", "aten::linear"), ("top_k", "1")];
+    let (with, without) = (run("sequences.json", false, &opts).unwrap(), run_traces("sequences.json", false, &opts, false).unwrap());
+    assert_eq!(without.tables, with.tables);
+    assert_eq!(without.notes, with.notes);
+    assert!(!with.traces[0].marks.is_empty() && with.traces[0].compact.is_some());
+    assert!(without.traces[0].marks.is_empty() && without.traces[0].compact.is_none());
 }
 
 #[test]

@@ -106,6 +106,11 @@ pub struct Context<'a> {
     pub hta: bool,
     /// Positions (in `trace.ranks` and `frames.ranks`) of the ranks to analyse, in rank order.
     pub selected: Vec<usize>,
+    /// Whether the caller writes the traces analyses produce ([`crate::table::TraceOut`]);
+    /// default `true`. With `false` (`analyze` without `--traces`, which drops them), an
+    /// analysis may leave out what a produced trace adds when that costs memory: the trace is
+    /// still listed, by name, so the caller can say what it did not write.
+    pub traces: bool,
 }
 
 impl<'a> Context<'a> {
@@ -125,7 +130,7 @@ impl<'a> Context<'a> {
         }
         let graphs = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
         let launchers = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
-        Context { trace, frames: cell, graphs, launchers, hta, selected }
+        Context { trace, frames: cell, graphs, launchers, hta, selected, traces: true }
     }
 
     /// The frames, built now if no analysis needed them before.

@@ -96,7 +96,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
         if series.queue_length {
             for p in queue_points(ctx, pos)? {
                 samples.push(CounterSample {
-                    name: "Queue Length".into(),
+                    name: "Queue Length".into(), // static: no copy per sample
                     counter: "Queue Length",
                     pid: f.pid[p.gpu],
                     id: Some(p.stream),
@@ -108,7 +108,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
         if series.memcpy_bandwidth {
             for p in memory_bw_points(f, r, ctx.hta) {
                 samples.push(CounterSample {
-                    name: p.name,
+                    name: p.name.into(),
                     counter: "Memcpy BW",
                     pid: f.pid[p.op],
                     id: None,
@@ -159,7 +159,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         if report.traces.iter().any(|t| t.name == name) {
             name = format!("rank{}_{name}", r.rank);
         }
-        report.traces.push(TraceOut { name, rank: pos, counters: samples, ..Default::default() });
+        // the samples are the table's rows again: held only if the trace will be written
+        let counters = if ctx.traces { samples } else { Vec::new() };
+        report.traces.push(TraceOut { name, rank: pos, counters, ..Default::default() });
     }
     if report.traces.is_empty() {
         report.notes.push("no rank has kernel launches or memory operations: no trace written".into());

@@ -230,8 +230,12 @@ pub fn overlay(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> 
     }
     symbols.sort_unstable();
     symbols.dedup();
-    let span = (0..ev.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(ev.pid[e as usize]) == "Spans");
-    (marks, Some(CompactNames { span, symbols: symbols.into_iter().map(str::to_string).collect() }))
+    (marks, Some(CompactNames { span: symbol_span(r), symbols: symbols.into_iter().map(str::to_string).collect() }))
+}
+
+/// The `PyTorch Profiler` span (pid `Spans`) that holds the compressed trace's symbol table.
+fn symbol_span(r: &RankTrace) -> Option<u32> {
+    (0..r.events.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(r.events.pid[e as usize]) == "Spans")
 }
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).
@@ -293,8 +297,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         }
         report.tables.push(t);
         let top = &patterns[..top_len(top_k, patterns.len())];
-        let (marks, compact) = overlay(f, r, top, compress);
-        if compact.as_ref().is_some_and(|c| c.span.is_none()) {
+        // the marks repeat a pattern's text on each of its rows: made only for a trace to write
+        let (marks, compact) = if ctx.traces { overlay(f, r, top, compress) } else { (Marks::new(), None) };
+        if compress && compact.as_ref().map_or_else(|| symbol_span(r), |c| c.span).is_none() {
             report.notes.push(format!("rank {}: the trace has no 'PyTorch Profiler' span to hold a symbol table, so names in the overlaid trace are not compressed", f.rank));
         }
         report.traces.push(TraceOut { name: overlaid_name(r), rank: pos, marks, compact, ..Default::default() });

@@ -28,12 +28,14 @@
 
 use std::collections::BTreeMap;
 
+use rustc_hash::FxHashMap;
+
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::kernel_type::{hta_kernel_type, KernelType};
 use super::names::shorten_name;
 use super::stats::{mean, std};
 use super::units::us;
-use crate::model::{Kind, NONE};
+use crate::model::{Kind, StrId, NONE};
 use crate::table::{Chart, Report, Series};
 use crate::table::{Table, Unit, Values};
 
@@ -123,9 +125,11 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
     // step 1: rows of the selected steps, times in µs as HTA holds them
     let mut iterations: Vec<i64> = Vec::new();
     let (mut t_min, mut max_end) = (f64::INFINITY, f64::NEG_INFINITY);
-    let mut rows: Vec<(u32, i64, i64, &str, f64, f64, Kind)> = Vec::new(); // rank, stream, iteration, name, ts, dur, kind
+    // only the communication kernels are kept: every row counts for the iteration time
+    let mut rows: Vec<(u32, i64, i64, &str, f64, f64)> = Vec::new(); // rank, stream, iteration, name, ts, dur
     for (f, r) in ctx.ranks() {
         let links = (!hta).then(|| r.links());
+        let mut comm_name: FxHashMap<StrId, bool> = FxHashMap::default();
         for i in 0..f.len() {
             // HTA leaves ROCm's stream-0 GPU rows without an iteration; the model links them
             let it = match (f.iteration(i), links) {
@@ -142,16 +146,20 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
             if it != -1 && !iterations.contains(&it) {
                 iterations.push(it);
             }
-            rows.push((f.rank, f.stream[i], it, r.strings.get(f.name[i]), ts, dur, r.events.kind[f.row[i] as usize]));
+            let stream = f.stream[i];
+            let gpu = if hta { stream > 0 && it > 0 } else { stream >= 0 && it >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync };
+            let name = r.strings.get(f.name[i]);
+            if gpu && *comm_name.entry(f.name[i]).or_insert_with(|| is_comm(name, hta)) {
+                rows.push((f.rank, stream, it, name, ts, dur));
+            }
         }
     }
     let mean_iter_time = (max_end - t_min) / iterations.len() as f64;
     let min_duration = mean_iter_time * 0.01;
     // step 2: the last long communication kernel per (rank, stream, iteration, name)
     let mut last: BTreeMap<(u32, i64, i64, String), Comm> = BTreeMap::new();
-    for &(rank, stream, iteration, name, ts, dur, kind) in &rows {
-        let gpu = if hta { stream > 0 && iteration > 0 } else { stream >= 0 && iteration >= 0 && kind != Kind::CudaSync };
-        if gpu && dur >= min_duration && is_comm(name, hta) {
+    for &(rank, stream, iteration, name, ts, dur) in &rows {
+        if dur >= min_duration {
             last.insert((rank, stream, iteration, name.to_string()), Comm { rank, stream, iteration, name: name.to_string(), ts, dur });
         }
     }

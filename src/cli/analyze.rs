@@ -152,7 +152,9 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     let timings = timings();
     let ranks = how.ranks.as_deref().map(parse_int_list).transpose()?.flatten();
     let options = parse_options(&how.options)?;
-    let ctx = Context::new(trace, how.hta, ranks.as_deref())?;
+    let traces = how.traces || how.hta;
+    let mut ctx = Context::new(trace, how.hta, ranks.as_deref())?;
+    ctx.traces = traces;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let mut plan = hta_plan(&ctx);
     // a variant (a step with its own options) does not redraw the analysis' charts
@@ -163,7 +165,6 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             step.params.push((key, value.clone()));
         }
     }
-    let traces = how.traces || how.hta;
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, ANALYSIS_THREADS);

@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, PartialEq)]
 pub struct CounterSample {
     /// Track name: `Queue Length` or a memory type (`Memcpy HtoD`).
-    pub name: String,
+    pub name: std::borrow::Cow<'static, str>,
     /// Args key of the value: `Queue Length` or `Memcpy BW`.
     pub counter: &'static str,
     /// pid of the GPU rows (index into `RankTrace::ids`).
