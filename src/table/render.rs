@@ -49,6 +49,24 @@ impl Table {
                 out.push_str(s);
             }
         };
+        // a text column of repeated values: each distinct value escaped once
+        let escaped: Vec<Option<Vec<String>>> = self
+            .columns
+            .iter()
+            .map(|c| match &c.values {
+                Values::Str(t) if t.distinct() * 2 <= t.len() => Some(
+                    t.words()
+                        .iter()
+                        .map(|w| {
+                            let mut s = String::new();
+                            field(&mut s, w, true);
+                            s
+                        })
+                        .collect(),
+                ),
+                _ => None,
+            })
+            .collect();
         let mut out = String::with_capacity(FLUSH + 4096);
         for (i, c) in self.columns.iter().enumerate() {
             if i > 0 {
@@ -63,7 +81,10 @@ impl Table {
                     out.push(',');
                 }
                 match &c.values {
-                    Values::Str(s) => field(&mut out, &s[row], true),
+                    Values::Str(s) => match &escaped[i] {
+                        Some(words) => out.push_str(&words[s.code(row)]),
+                        None => field(&mut out, &s[row], true),
+                    },
                     Values::Int(v) => {
                         let _ = write!(out, "{}", v[row]);
                     }

@@ -39,6 +39,16 @@ impl Texts {
         self.words.len()
     }
 
+    /// The distinct values, in the order [`Texts::code`] numbers them.
+    pub fn words(&self) -> &[Box<str>] {
+        &self.words
+    }
+
+    /// Row `row`'s position in [`Texts::words`].
+    pub fn code(&self, row: usize) -> usize {
+        self.codes[row] as usize
+    }
+
     /// The values of rows `rows`, in that order (the distinct values are kept, not copied).
     pub fn select(self, rows: &[usize]) -> Texts {
         Texts { codes: rows.iter().map(|&r| self.codes[r]).collect(), words: self.words }
