@@ -93,7 +93,7 @@ pub struct CallStack {
     /// Label.
     pub label: StackLabel,
     /// Every frame row of the thread (CPU and other), in frame order.
-    pub rows: Vec<usize>,
+    pub rows: Vec<u32>,
     /// Node id of the thread's root (not an event).
     root: u32,
 }
@@ -151,9 +151,9 @@ impl CallGraph {
     pub fn build(f: &HtaFrame, r: &RankTrace, opts: CallGraphOptions) -> Result<CallGraph, CallGraphError> {
         let n = f.len();
         // threads in (pid, tid) order, rows in frame order
-        let mut threads: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
+        let mut threads: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
         for i in 0..n {
-            threads.entry((f.pid[i], f.tid[i])).or_default().push(i);
+            threads.entry((f.pid[i], f.tid[i])).or_default().push(i as u32);
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
         keys.sort_by_cached_key(|&(p, t)| (id_key(r, p), id_key(r, t)));
@@ -172,9 +172,10 @@ impl CallGraph {
             alive: filled(false, n, nodes),
             kernel: filled(false, n, nodes),
             node_of_row: vec![NONE; n],
-            depth: vec![-1; n],
-            num_kernels: vec![0; n],
-            kernel_dur_sum: vec![0; n],
+            // made by finish, after the per-node child vectors are gone
+            depth: Vec::new(),
+            num_kernels: Vec::new(),
+            kernel_dur_sum: Vec::new(),
             stacks: Vec::new(),
         };
         let mut cdepth: Vec<i32> = filled(-1, n, nodes);
@@ -211,9 +212,12 @@ impl CallGraph {
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
         for (pid, tid) in keys {
             let rows = threads.remove(&(pid, tid)).unwrap_or_default();
-            let cpu: Vec<usize> = rows.iter().copied().filter(|&i| f.stream[i] == -1).collect();
-            let skip =
-                if opts.hta { rows.iter().all(|&i| f.stream[i] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0) } else { cpu.is_empty() };
+            let cpu: Vec<u32> = rows.iter().copied().filter(|&i| f.stream[i as usize] == -1).collect();
+            let skip = if opts.hta {
+                rows.iter().all(|&i| f.stream[i as usize] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0)
+            } else {
+                cpu.is_empty()
+            };
             if skip {
                 continue;
             }
@@ -232,7 +236,8 @@ impl CallGraph {
             };
             g.build_stack(f, &cpu, root, opts.hta, &by_index, &mut cdepth)?;
             // kernels launched from this thread, in frame order
-            let mut links: Vec<(usize, usize)> = rows.iter().flat_map(|&l| kernels_of(l).map(move |k| (k, l))).collect();
+            let mut links: Vec<(usize, usize)> =
+                rows.iter().map(|&l| l as usize).flat_map(|l| kernels_of(l).map(move |k| (k, l))).collect();
             links.sort_unstable();
             for (k, l) in links {
                 if opts.hta && repeated.contains(&f.index[k]) {
@@ -243,7 +248,7 @@ impl CallGraph {
                 }
                 g.add_edge(l as u32, k as u32, true, root, &mut cdepth);
             }
-            let has = |pred: &dyn Fn(&str) -> bool| rows.iter().any(|&i| pred(r.strings.get(f.name[i])));
+            let has = |pred: &dyn Fn(&str) -> bool| rows.iter().any(|&i| pred(r.strings.get(f.name[i as usize])));
             let label = if has(&|s| s.starts_with("ProfilerStep#")) {
                 StackLabel::Main
             } else if has(&|s| s.contains("autograd::")) {
@@ -254,7 +259,7 @@ impl CallGraph {
             g.stacks.push(CallStack { pid, tid, label, rows, root });
         }
         g.link_backward(f, r, opts.hta)?;
-        g.finish(f, &cdepth);
+        g.finish(f, cdepth);
         Ok(g)
     }
 
@@ -292,7 +297,7 @@ impl CallGraph {
     fn build_stack(
         &mut self,
         f: &HtaFrame,
-        cpu: &[usize],
+        cpu: &[u32],
         root: u32,
         hta: bool,
         by_index: &ByIndex,
@@ -300,7 +305,8 @@ impl CallGraph {
     ) -> Result<(), CallGraphError> {
         // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so it
         // maps back to one row
-        let mut ends: Vec<Endpoint> = cpu.iter().flat_map(|&i| Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i])).collect();
+        let mut ends: Vec<Endpoint> =
+            cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i])).collect();
         if hta {
             hta_order(&mut ends)?;
         } else {
@@ -351,7 +357,7 @@ impl CallGraph {
             }
         };
         let named = |prefix: &str| -> Vec<usize> {
-            self.stacks[main].rows.iter().copied().filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect()
+            self.stacks[main].rows.iter().map(|&i| i as usize).filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect()
         };
         let mut parents = named("## backward ##");
         if parents.is_empty() {
@@ -434,32 +440,46 @@ impl CallGraph {
         ))
     }
 
-    /// Step 4: depths, kernel counts and sums from the live roots; the children laid out flat.
-    fn finish(&mut self, f: &HtaFrame, cdepth: &[i32]) {
+    /// Step 4: the children laid out flat, then depths, kernel counts and sums from the live roots.
+    /// `depth` is each node's depth as the build set it (it becomes [`CallGraph::depth`]).
+    fn finish(&mut self, f: &HtaFrame, mut depth: Vec<i32>) {
         let total = self.parent.len();
-        let mut depth: Vec<i32> = cdepth.to_vec();
+        // every node's live children into one flat list (roots' too, for the walk below); the
+        // per-node vectors go before the walk's own columns are made
+        let children = std::mem::take(&mut self.children);
+        self.child_start = Vec::with_capacity(total + 1);
+        self.child_start.push(0);
+        for kids in &children {
+            self.child_rows.extend(kids.iter().copied().filter(|&c| (c as usize) < self.rows && self.alive[c as usize]));
+            self.child_start.push(self.child_rows.len() as u32);
+        }
+        drop(children);
+        self.child_rows.shrink_to_fit();
+        // per node (a row's node is its index's first row, never after it): filled by the walk,
+        // then turned into per-row columns in place
         let mut seen = vec![false; total];
-        let mut count = vec![0i64; total];
-        let mut sum = vec![0i64; total];
+        let mut count = vec![0i64; self.rows];
+        let mut sum = vec![0i64; self.rows];
         for root in self.rows..total {
             if !self.alive[root] {
                 continue;
             }
-            // iterative DFS: depth on entry, kernel sums on exit
+            // iterative DFS: depth on entry, kernel sums on exit (a root needs none)
             depth[root] = -1;
             seen[root] = true;
             let mut todo: Vec<(u32, bool)> = vec![(root as u32, false)];
             while let Some((v, done)) = todo.pop() {
                 let v = v as usize;
                 if done {
-                    if self.kernel[v] && v < self.rows {
+                    if v >= self.rows {
+                        continue;
+                    }
+                    if self.kernel[v] {
                         (count[v], sum[v]) = (1, f.dur_ns[v]);
                     } else {
-                        for &c in &self.children[v] {
-                            if self.alive[c as usize] {
-                                count[v] += count[c as usize];
-                                sum[v] += sum[c as usize];
-                            }
+                        for &c in self.child_rows_of(v) {
+                            count[v] += count[c as usize];
+                            sum[v] += sum[c as usize];
                         }
                     }
                     continue;
@@ -468,8 +488,8 @@ impl CallGraph {
                 if self.kernel[v] {
                     continue;
                 }
-                for &c in self.children[v].iter().rev() {
-                    if self.alive[c as usize] && !seen[c as usize] {
+                for &c in self.child_rows_of(v).iter().rev() {
+                    if !seen[c as usize] {
                         seen[c as usize] = true;
                         depth[c as usize] = depth[v] + 1;
                         todo.push((c, false));
@@ -478,24 +498,17 @@ impl CallGraph {
             }
         }
         for i in 0..self.rows {
+            // node v <= i: when v < i, slot v already holds row v's values, which are node v's
             let v = self.node_of_row[i];
-            if v == NONE || !self.alive[v as usize] {
-                continue;
-            }
+            let live = v != NONE && self.alive[v as usize];
             let v = v as usize;
-            self.depth[i] = depth[v];
-            self.num_kernels[i] = count[v];
-            self.kernel_dur_sum[i] = if count[v] > 0 { sum[v] } else { 0 };
+            depth[i] = if live { depth[v] } else { -1 };
+            let c = if live { count[v] } else { 0 };
+            sum[i] = if c > 0 { sum[v] } else { 0 };
+            count[i] = c;
         }
-        // the rows' live children into one flat list; the per-node vectors go
-        let children = std::mem::take(&mut self.children);
-        self.child_start = Vec::with_capacity(self.rows + 1);
-        self.child_start.push(0);
-        for kids in &children[..self.rows] {
-            self.child_rows.extend(kids.iter().copied().filter(|&c| (c as usize) < self.rows && self.alive[c as usize]));
-            self.child_start.push(self.child_rows.len() as u32);
-        }
-        self.child_rows.shrink_to_fit();
+        depth.truncate(self.rows);
+        (self.depth, self.num_kernels, self.kernel_dur_sum) = (depth, count, sum);
     }
 
     /// Whether frame row `row` is in the graph.
@@ -525,7 +538,7 @@ impl CallGraph {
         self.child_rows_of(v).iter().map(|&c| c as usize).collect()
     }
 
-    /// The live child rows of node `v` (a row).
+    /// The live child rows of node `v`.
     fn child_rows_of(&self, v: usize) -> &[u32] {
         &self.child_rows[self.child_start[v] as usize..self.child_start[v + 1] as usize]
     }
