@@ -19,7 +19,7 @@
 
 use super::annotations::hta_has_symbol;
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
-use super::hta_frame::{is_gpu_kernel, HtaFrame};
+use super::hta_frame::{gpu_kernel_rows, HtaFrame};
 use super::names::shorten_name;
 use crate::model::{RankTrace, StrId};
 use crate::table::Report;
@@ -70,7 +70,8 @@ pub struct AnnotatedKernel {
 /// raise (`--hta` and an annotation or kernel with negative duration).
 pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<AnnotatedKernel>, AnalysisError> {
     let annotations: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.cat[i]) == GPU_ANNOTATION).collect();
-    let kernels: Vec<usize> = (0..f.len()).filter(|&i| is_gpu_kernel(f.stream[i], f.correlation[i], r.strings.get(f.name[i]))).collect();
+    let gpu = gpu_kernel_rows(f, r);
+    let kernels: Vec<usize> = (0..f.len()).filter(|&i| gpu[i]).collect();
     if hta {
         if let Some(&i) = annotations.iter().chain(&kernels).find(|&&i| f.dur[i] < 0.0) {
             return fail(format!(

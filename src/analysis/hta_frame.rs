@@ -25,7 +25,7 @@
 //! 6. Alignment: `ts -= min_ts`, the smallest `ts` over all ranks (§1.8).
 //! 7. `_filter_irrelevant_gpu_kernels` (§1.9), only when the global symbol table (every kept
 //!    `cat` and `name` of every rank) has ≥ 2 symbols containing `ProfilerStep`: CPU rows (not
-//!    [`is_gpu_kernel`]) are kept if `ts <` the latest start of a CPU row named `*ProfilerStep*`
+//!    [`gpu_kernel_rows`]) are kept if `ts <` the latest start of a CPU row named `*ProfilerStep*`
 //!    (none → no CPU row kept); GPU rows are repeated once per kept CPU row with the same
 //!    `correlation` (−1 matches −1). Result: GPU rows, then CPU rows, each in row order.
 //!
@@ -213,11 +213,6 @@ pub fn kept(r: &RankTrace, e: usize) -> bool {
     r.events.flags[e] & need == need && r.events.phase[e] != Phase::Begin && r.cat(e as EventId) != "Trace"
 }
 
-/// `GPUKernelFilter` (§1.4): `(stream >= 0 & correlation >= 0) | name in {Event Sync, Context Sync}`.
-pub fn is_gpu_kernel(stream: i64, correlation: i64, name: &str) -> bool {
-    (stream >= 0 && correlation >= 0) || name == "Event Sync" || name == "Context Sync"
-}
-
 /// The step number of a name HTA treats as a profiler step: `re.match(r"ProfilerStep\s*#\s*(\d+)")`
 /// on names starting with `ProfilerStep` (HTA raises on such a name without `#N`; we skip it).
 pub fn hta_step_number(name: &str) -> Option<i64> {
@@ -389,9 +384,10 @@ fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec
     out
 }
 
-/// Per frame row, whether it is a GPU kernel ([`is_gpu_kernel`]); names are tested once each,
-/// not once per row.
-fn gpu_kernel_rows(f: &HtaFrame, r: &RankTrace) -> Vec<bool> {
+/// Per frame row, whether it is a GPU kernel: HTA's `GPUKernelFilter` (§1.4), `(stream >= 0 &
+/// correlation >= 0) | name in {Event Sync, Context Sync}`. Names are tested once each, not
+/// once per row.
+pub fn gpu_kernel_rows(f: &HtaFrame, r: &RankTrace) -> Vec<bool> {
     let sync: Vec<bool> = r.strings.iter().map(|s| s == "Event Sync" || s == "Context Sync").collect();
     (0..f.len()).map(|i| (f.stream[i] >= 0 && f.correlation[i] >= 0) || sync[f.name[i].0 as usize]).collect()
 }
