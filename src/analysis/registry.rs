@@ -78,7 +78,12 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
     // rank; HTA ran on the first rank only
     if let Some(&first) = ctx.selected.first() {
         let (f, r) = (&ctx.frames().ranks[first], &ctx.trace.ranks[first]);
-        let present = |op: &&&str| f.name.iter().any(|&s| r.strings.get(s).contains(**op));
+        // the names the frame uses, each tested once (not once per row and operator)
+        let mut used = vec![false; r.strings.len()];
+        for &s in &f.name {
+            used[s.0 as usize] = true;
+        }
+        let present = |op: &&&str| r.strings.iter().zip(&used).any(|(s, &u)| u && s.contains(**op));
         for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {
             let mut params = vec![("operator_name", op.to_string())];
             if ctx.hta {
