@@ -23,7 +23,7 @@ use super::hta_frame::{gpu_kernel_rows, HtaFrame};
 use super::names::shorten_name;
 use crate::model::{RankTrace, StrId};
 use crate::table::Report;
-use crate::table::{Table, Unit, Values};
+use crate::table::{Table, Texts, Unit, Values};
 use rustc_hash::FxHashMap;
 
 /// Registry entry.
@@ -204,7 +204,6 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
 fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: bool, name: impl Fn(&str) -> String) -> Table {
     let rows: Vec<usize> = kernels.iter().map(|k| k.row).collect();
     let ints = |v: &[i64]| Values::Int(rows.iter().map(|&i| v[i]).collect());
-    let strs = |g: &dyn Fn(usize) -> String| Values::Str(rows.iter().map(|&i| g(i)).collect());
     // each distinct name is named (shortened) once, not once per kernel
     let mut named: FxHashMap<StrId, String> = FxHashMap::default();
     let ids = rows.iter().flat_map(|&i| [f.cat[i], f.name[i]]).chain(kernels.iter().flat_map(|k| k.stack.iter().map(|&a| f.name[a])));
@@ -237,8 +236,8 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         .with("s_cat", Unit::None, texts(&f.cat))
         .with("s_name", Unit::None, texts(&f.name))
         .with("stream", Unit::None, ints(&f.stream))
-        .with("pid", Unit::None, strs(&|i| r.id_text(f.pid[i])))
-        .with("tid", Unit::None, strs(&|i| r.id_text(f.tid[i])))
+        .with("pid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.pid[i]), |p| r.id_text(p))))
+        .with("tid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.tid[i]), |t| r.id_text(t))))
         .with("ts", Unit::Us, ts)
         .with("dur", Unit::Us, dur)
         .with("correlation", Unit::None, ints(&f.correlation))

@@ -147,7 +147,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         let mut t = Table::new(&format!("trace_with_counters__rank{}", r.rank))
             .with("name", Unit::None, Values::Str(samples.iter().map(|s| &s.name).collect()))
             .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter).collect()))
-            .with("pid", Unit::None, id_column(samples.iter().map(|s| r.id_text(s.pid)).collect()))
+            .with("pid", Unit::None, id_column(r, samples.iter().map(|s| s.pid)))
             .with("id", Unit::None, Values::Float(samples.iter().map(|s| s.id.map_or(f64::NAN, |i| i as f64)).collect()))
             .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| us(s.ts_ns)).collect()))
             .with("value", Unit::None, Values::Float(samples.iter().map(|s| s.value).collect()));

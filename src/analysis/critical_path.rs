@@ -49,7 +49,7 @@ use super::hta_frame::{ns_to_us_f64, HtaFrame};
 use super::names::shorten_name;
 use super::units::us;
 use crate::model::{IntArg, Kind, RankTrace};
-use crate::table::{FlowEvent, Marks, Report, ReportFile, Table, TraceOut, Unit, Values};
+use crate::table::{FlowEvent, Marks, Report, ReportFile, Table, Texts, TraceOut, Unit, Values};
 use charts::{bound_chart, timeline_chart};
 use graph::{EdgeKind, Graph};
 use window::{Instances, Window};
@@ -412,13 +412,15 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
         kind.push(edge.kind.hta_name().to_string());
         bound.push(row.bound_by.to_string());
         s_cat.push(ev.map(|i| r.strings.get(f.cat[i]).to_string()).unwrap_or_default());
-        pid.push(ev.map(|i| r.id_text(f.pid[i])).unwrap_or_default());
-        tid.push(ev.map(|i| r.id_text(f.tid[i])).unwrap_or_default());
+        pid.push(ev.map(|i| f.pid[i]));
+        tid.push(ev.map(|i| f.tid[i]));
         stream.push(ev.map_or(f64::NAN, |i| f.stream[i] as f64));
         s_name.push(row.name.clone());
         start.push(g.nodes[edge.src as usize].ts);
         end.push(g.nodes[edge.dst as usize].ts);
     }
+    // each distinct id formatted once; a path step without an event has none
+    let ids = |v: Vec<Option<u32>>| Values::Str(Texts::by_key(v, |i| i.map(|i| r.id_text(i)).unwrap_or_default()));
     let mut t = Table::new("critical_path_breakdown");
     if !cp.hta {
         t = t.with("step", Unit::None, Values::Int((0..n as i64).collect()));
@@ -428,8 +430,8 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
         .with("duration", Unit::Us, us_col(duration.into_iter()))
         .with("type", Unit::None, Values::Str(kind.into()))
         .with("s_name", Unit::None, Values::Str(s_name.into()))
-        .with("pid", Unit::None, Values::Str(pid.into()))
-        .with("tid", Unit::None, Values::Str(tid.into()))
+        .with("pid", Unit::None, ids(pid))
+        .with("tid", Unit::None, ids(tid))
         .with("stream", Unit::None, Values::Float(stream))
         .with("index", Unit::None, Values::Float(event_idx))
         .with("bound_by", Unit::None, Values::Str(bound.into()))
@@ -565,7 +567,7 @@ fn flows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<Flow> {
 /// `critical_path_overlay_flows`.
 fn flows_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow]) -> Table {
     let ids = |sel: &dyn Fn(&Flow) -> usize, tid: bool| -> Values {
-        Values::Str(flows.iter().map(|x| r.id_text(if tid { f.tid[sel(x)] } else { f.pid[sel(x)] })).collect())
+        Values::Str(Texts::by_key(flows.iter().map(|x| if tid { f.tid[sel(x)] } else { f.pid[sel(x)] }), |i| r.id_text(i)))
     };
     let mut t = Table::new("critical_path_overlay_flows")
         .with("cat", Unit::None, Values::Str(flows.iter().map(|x| cp.graph.edges[x.edge as usize].kind.hta_name()).collect()))

@@ -2,8 +2,10 @@
 
 //! the GPU rows of a rank with their class, as every kernel analysis reads them.
 
+use rustc_hash::FxHashMap;
+
 use super::hta_frame::HtaFrame;
-use crate::model::{Kind, RankTrace};
+use crate::model::{Kind, RankTrace, StrId};
 
 /// HTA's kernel classes (§1.10), with their bit in HTA's overlap encoding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -75,6 +77,15 @@ pub fn kernel_type(name: &str, kind: Kind, hta: bool) -> KernelType {
     hta_kernel_type(name)
 }
 
+/// [`kernel_type`] of frame row `i`, HTA's name rule applied once per distinct name (`memo`
+/// keeps the answers; one map per frame).
+pub(crate) fn row_kernel_type(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool, memo: &mut FxHashMap<StrId, KernelType>) -> KernelType {
+    if !hta && r.events.kind[f.row[i] as usize] == Kind::CudaSync {
+        return KernelType::Other;
+    }
+    *memo.entry(f.name[i]).or_insert_with(|| hta_kernel_type(r.strings.get(f.name[i])))
+}
+
 /// HTA's memory subtype (`get_memory_kernel_type`): `Memset`, `Memcpy Unknown` for names not
 /// starting with `Memcpy`, else the first 11 characters (`Memcpy DtoH`, `Memcpy HtoD`, ...).
 pub fn memory_kernel_type(name: &str) -> String {
@@ -96,7 +107,8 @@ pub fn gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<usize> {
 
 /// GPU rows of `f` with their kernel type (shared with [`super::overlap`]).
 pub(crate) fn typed_gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<(usize, KernelType)> {
-    gpu_rows(f, r, hta).into_iter().map(|i| (i, kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], hta))).collect()
+    let mut memo = FxHashMap::default();
+    gpu_rows(f, r, hta).into_iter().map(|i| (i, row_kernel_type(f, r, i, hta, &mut memo))).collect()
 }
 
 /// `[ts, ts + dur)` as HTA holds it: µs floats (`ts` whole µs, `dur` as parsed or rounded).

@@ -17,9 +17,11 @@
 //! series (one value per timestamp; transient values between points at the same time are
 //! left out). Traces without the bandwidth arg (AMD) give 0 GB/s throughout, as in HTA.
 
+use rustc_hash::FxHashMap;
+
 use super::api::{Analysis, AnalysisError, Context, Group, Params};
 use super::hta_frame::HtaFrame;
-use super::kernel_type::{kernel_type, memory_kernel_type, KernelType};
+use super::kernel_type::{memory_kernel_type, row_kernel_type, KernelType};
 use super::series::{collapse, downsample_max, id_column, ExactSum};
 use super::stats::summary_table;
 use super::stats::Describe;
@@ -79,11 +81,9 @@ impl RankBw {
 
 /// The bandwidth series of one rank (empty without memory operations).
 pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> {
-    let ops: Vec<usize> = (0..f.len())
-        .filter(|&i| {
-            f.stream[i] != -1 && kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], hta) == KernelType::Memory
-        })
-        .collect();
+    let mut memo = FxHashMap::default();
+    let ops: Vec<usize> =
+        (0..f.len()).filter(|&i| f.stream[i] != -1 && row_kernel_type(f, r, i, hta, &mut memo) == KernelType::Memory).collect();
     let n = ops.len();
     let mut points = Vec::with_capacity(2 * n);
     for (k, &i) in ops.iter().enumerate() {
@@ -160,7 +160,7 @@ fn series_tables(b: &RankBw, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 
     let mut all = Table::new(&format!("memory_bw_time_series__rank{}", b.rank))
         .with("row", Unit::None, Values::Int(p.iter().map(|p| p.row as i64).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), f, hta))
-        .with("pid", Unit::None, id_column(p.iter().map(|p| r.id_text(f.pid[p.op])).collect()))
+        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid[p.op])))
         .with("name", Unit::None, Values::Str(p.iter().map(|p| &p.name).collect()))
         .with("memory_bw_gbps", Unit::None, Values::Float(p.iter().map(|p| p.value).collect()));
     if hta {

@@ -44,6 +44,9 @@ pub struct Opt {
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Params {
     values: BTreeMap<&'static str, String>,
+    /// Set for a run that keeps only the tables whose names start with it (a variant step of
+    /// `analyze`'s plan): the analysis may skip building the others, and its charts.
+    only: Option<&'static str>,
 }
 
 impl Params {
@@ -62,12 +65,27 @@ impl Params {
             check(o, v)?;
             values.insert(o.name, v.trim().to_string());
         }
-        Ok(Params { values })
+        Ok(Params { values, only: None })
     }
 
     /// The defaults of `opts`.
     pub fn defaults(opts: &[Opt]) -> Params {
-        Params { values: opts.iter().map(|o| (o.name, o.default.to_string())).collect() }
+        Params { values: opts.iter().map(|o| (o.name, o.default.to_string())).collect(), only: None }
+    }
+
+    /// These values for a run that keeps only the tables named `prefix...` ([`Params::wants`]).
+    pub fn keeping_only(self, prefix: &'static str) -> Params {
+        Params { only: Some(prefix), ..self }
+    }
+
+    /// Whether the run keeps the table called `table` (always, unless [`Params::keeping_only`]).
+    pub fn wants(&self, table: &str) -> bool {
+        self.only.is_none_or(|p| table.starts_with(p))
+    }
+
+    /// Whether the run keeps charts (not when it keeps only some tables).
+    pub fn wants_charts(&self) -> bool {
+        self.only.is_none()
     }
 
     fn raw(&self, name: &str) -> &str {

@@ -272,8 +272,8 @@ fn series_tables(q: &RankQueue, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Tabl
     let mut all = Table::new(&format!("queue_length_time_series__rank{}", q.rank))
         .with("index", Unit::None, Values::Int(p.iter().map(|p| i64::from(f.index[p.row])).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), hta))
-        .with("pid", Unit::None, id_column(p.iter().map(|p| r.id_text(f.pid[p.gpu])).collect()))
-        .with("tid", Unit::None, id_column(p.iter().map(|p| r.id_text(f.tid[p.gpu])).collect()))
+        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid[p.gpu])))
+        .with("tid", Unit::None, id_column(r, p.iter().map(|p| f.tid[p.gpu])))
         .with("stream", Unit::None, Values::Int(p.iter().map(|p| p.stream).collect()))
         .with("queue_length", Unit::Count, Values::Int(p.iter().map(|p| p.queue_length).collect()));
     if hta {
@@ -309,7 +309,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let mut blocked_raises = false;
     for q in &series {
         let (f, r) = (&ctx.frames().ranks[q.pos], &ctx.trace.ranks[q.pos]);
-        report.tables.extend(series_tables(q, f, r, ctx.hta));
+        if params.wants(&format!("queue_length_time_series__rank{}", q.rank)) {
+            report.tables.extend(series_tables(q, f, r, ctx.hta));
+        }
         for (stream, d) in queue_length_summary(q, ctx.hta) {
             s_ranks.push(i64::from(q.rank));
             s_streams.push(stream);
@@ -321,7 +323,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         } else {
             blocked.extend(blocked_on_full_queue(q, f, max_queue_length, ctx.hta));
         }
-        for (stream, pts) in q.streams() {
+        for (stream, pts) in q.streams().filter(|_| params.wants_charts()) {
             let c: Vec<(f64, f64)> =
                 collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(|(t, v)| (super::units::us(t), v as f64)).collect();
             let name = if ctx.selected.len() > 1 { format!("rank {} stream {stream}", q.rank) } else { format!("stream {stream}") };

@@ -113,7 +113,10 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
 /// variant run: it keeps only the renamed tables (and no produced files), so the tables the
 /// default run already wrote are not written twice.
 pub fn run_step(ctx: &Context<'_>, step: &PlanStep) -> Result<Report, AnalysisError> {
-    let params = Params::new(step.analysis.options, step.params.iter().map(|(k, v)| (*k, v.as_str())))?;
+    let mut params = Params::new(step.analysis.options, step.params.iter().map(|(k, v)| (*k, v.as_str())))?;
+    if let Some((from, _)) = step.rename {
+        params = params.keeping_only(from);
+    }
     let mut report = step.analysis.report(ctx, &params)?;
     if let Some((from, to)) = step.rename {
         report.tables.retain(|t| t.name.starts_with(from));

@@ -93,14 +93,16 @@ pub fn downsample_max(points: &[(f64, f64)], limit: usize) -> Vec<(f64, f64)> {
     out
 }
 
-/// A pid/tid column: integers when every id is an integer (so canonical sorting is numeric,
-/// as in the oracle), else text.
-pub fn id_column(texts: Vec<String>) -> crate::table::Values {
-    use crate::table::Values;
-    let ints: Option<Vec<i64>> = texts.iter().map(|t| t.parse().ok()).collect();
+/// A pid/tid column of rank `r`'s ids `ids`: integers when every id's text is one (so canonical
+/// sorting is numeric, as in the oracle), else text. Each distinct id is formatted and parsed
+/// once.
+pub fn id_column(r: &crate::model::RankTrace, ids: impl IntoIterator<Item = u32>) -> crate::table::Values {
+    use crate::table::{Texts, Values};
+    let texts = Texts::by_key(ids, |i| r.id_text(i));
+    let ints: Option<Vec<i64>> = texts.words().iter().map(|t| t.parse().ok()).collect();
     match ints {
-        Some(v) => Values::Int(v),
-        None => Values::Str(texts.into()),
+        Some(v) => Values::Int((0..texts.len()).map(|row| v[texts.code(row)]).collect()),
+        None => Values::Str(texts),
     }
 }
 

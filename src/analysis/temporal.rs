@@ -6,9 +6,11 @@
 //! `--hta` they are not GPU work, SPEC §5.4). A rank without GPU events makes HTA raise; we report
 //! zero times and no percentages for it.
 
+use rustc_hash::FxHashMap;
+
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Params};
 use super::intervals::{covered, merge_intervals};
-use super::kernel_type::{gpu_rows, kernel_type, KernelType};
+use super::kernel_type::{gpu_rows, row_kernel_type, KernelType};
 use super::stats::np_round;
 use super::units::us;
 use crate::table::{Chart, Report, Series};
@@ -49,9 +51,8 @@ pub fn temporal_breakdown(ctx: &Context<'_>) -> Vec<(u32, Option<Temporal>)> {
             let (Some(first), Some(last)) = (all.first(), all.last()) else { return (f.rank, None) };
             let kernel_time = last.1 - first.0;
             let idle = kernel_time - covered(&all);
-            let compute_rows = g
-                .iter()
-                .filter(|&&i| kernel_type(r.strings.get(f.name[i]), r.events.kind[f.row[i] as usize], ctx.hta) == KernelType::Computation);
+            let mut memo = FxHashMap::default();
+            let compute_rows = g.iter().filter(|&&i| row_kernel_type(f, r, i, ctx.hta, &mut memo) == KernelType::Computation);
             let compute = covered(&merge_intervals(compute_rows.map(|&i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()));
             (f.rank, Some(Temporal { rank: f.rank, idle, compute, non_compute: kernel_time - compute - idle, kernel_time }))
         })

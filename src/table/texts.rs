@@ -49,6 +49,27 @@ impl Texts {
         self.codes[row] as usize
     }
 
+    /// Rows whose values are `text(key)` of their `keys`, the text of each distinct key made once
+    /// (a pid column of a million rows formats its few ids a few times, not a million).
+    pub fn by_key<K, S>(keys: impl IntoIterator<Item = K>, mut text: impl FnMut(K) -> S) -> Texts
+    where
+        K: std::hash::Hash + Eq + Copy,
+        S: Into<Box<str>>,
+    {
+        let keys = keys.into_iter();
+        let mut codes = Vec::with_capacity(keys.size_hint().0);
+        let mut words: Vec<Box<str>> = Vec::new();
+        let mut seen: FxHashMap<K, u32> = FxHashMap::default();
+        for k in keys {
+            let code = *seen.entry(k).or_insert_with(|| {
+                words.push(text(k).into());
+                u32::try_from(words.len() - 1).expect("fewer than 2^32 distinct values in a column")
+            });
+            codes.push(code);
+        }
+        Texts { words, codes }
+    }
+
     /// The values of rows `rows`, in that order (the distinct values are kept, not copied).
     pub fn select(self, rows: &[usize]) -> Texts {
         Texts { codes: rows.iter().map(|&r| self.codes[r]).collect(), words: self.words }
@@ -142,6 +163,20 @@ mod tests {
         let s = t.clone().select(&[4, 0, 0]);
         assert_eq!(s.iter().collect::<Vec<_>>(), ["relu", "gemm", "gemm"]);
         assert_eq!(serde_json::to_string(&s).expect("json"), r#"["relu","gemm","gemm"]"#);
+    }
+
+    #[test]
+    fn by_key_makes_each_keys_text_once() {
+        let mut made = Vec::new();
+        let t = Texts::by_key([7u32, 3, 7, 7, 3, 9], |k| {
+            made.push(k);
+            format!("id{k}")
+        });
+        assert_eq!(made, [7, 3, 9]);
+        assert_eq!(t.iter().collect::<Vec<_>>(), ["id7", "id3", "id7", "id7", "id3", "id9"]);
+        assert_eq!(t.distinct(), 3);
+        // two keys with the same text read the same as one
+        assert_eq!(Texts::by_key([1, 2, 1], |_| "x"), Texts::from(["x", "x", "x"]));
     }
 
     #[test]

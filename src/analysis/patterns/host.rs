@@ -3,8 +3,10 @@
 
 use std::cmp::Reverse;
 
+use rustc_hash::FxHashMap;
+
 use crate::analysis::devices::Op;
-use crate::model::{EventId, Kind, Phase, RankTrace};
+use crate::model::{EventId, Kind, Phase, RankTrace, StrId};
 
 /// A rank's runtime and driver calls (complete events), by start.
 #[derive(Debug, Clone, Default)]
@@ -34,8 +36,10 @@ impl HostCalls {
     }
 
     /// The calls that block the host until the GPU is done ([`is_blocking`]), in time order.
+    /// Each distinct name is tested once.
     pub fn blocking<'a>(&'a self, r: &'a RankTrace) -> impl Iterator<Item = &'a Op> + 'a {
-        self.calls.iter().filter(move |c| is_blocking(r.name(c.event)))
+        let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
+        self.calls.iter().filter(move |c| *memo.entry(r.events.name[c.event as usize]).or_insert_with(|| is_blocking(r.name(c.event))))
     }
 
     /// The call that overlaps `[start, end)` the longest (the earliest of equals), if any does.
