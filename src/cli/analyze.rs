@@ -182,13 +182,16 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let written_so_far = Progress::default();
+    // results wait for those before them only for their produced traces (written in plan
+    // order: the two `sequences` runs write a trace of the same name), so without traces a
+    // step never waits
+    let written_so_far = Progress { ahead: if traces { AHEAD } else { usize::MAX }, ..Progress::default() };
     std::thread::scope(|s| -> Result<()> {
         // however the writing below ends, the threads stop waiting for it
         let _release = Release(&written_so_far);
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
-            let (tx, next, plan, ctx, written_so_far) = (tx.clone(), &next, &plan, &ctx, &written_so_far);
+            let (tx, next, plan, ctx, written_so_far, variant) = (tx.clone(), &next, &plan, &ctx, &written_so_far, &variant);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(step) = plan.get(i) else { break };
@@ -197,37 +200,37 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                 }
                 let started = std::time::Instant::now();
                 let result = run_step(ctx, step);
-                if tx.send((i, result, started.elapsed().as_secs_f64())).is_err() {
+                let ran = started.elapsed().as_secs_f64();
+                // each analysis' tables and charts are written by the thread that ran it
+                let result = result.map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
+                if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran)).is_err() {
                     break;
                 }
             });
         }
         drop(tx);
-        // results arrive in any order; each is written when those before it are
+        // results arrive in any order; each is recorded (and its traces written) when those
+        // before it are
         let mut waiting = std::collections::BTreeMap::new();
         for i in 0..plan.len() {
-            let (result, ran) = loop {
+            let (result, ran, wrote) = loop {
                 if let Some(r) = waiting.remove(&i) {
                     break r;
                 }
-                let (j, r, t) = rx.recv().context("an analysis thread stopped")?;
-                waiting.insert(j, (r, t));
+                let (j, r, t, w) = rx.recv().context("an analysis thread stopped")?;
+                waiting.insert(j, (r, t, w));
             };
-            let step = &plan[i];
-            let name = step.analysis.name;
+            let name = plan[i].analysis.name;
             let started = std::time::Instant::now();
             match result {
-                Ok(mut report) => {
-                    if !traces {
-                        traces_left += report.traces.len();
-                        report.traces.clear();
+                Ok(step) => {
+                    let step = step?;
+                    written += step.files;
+                    traces_left += step.traces_left;
+                    if traces {
+                        written += super::output::write_traces(out, trace, &step.report)?;
                     }
-                    written += super::output::write_report(out, trace, &report)?;
-                    if !how.no_charts && !report.charts.is_empty() && !variant[i] {
-                        let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
-                        std::fs::write(out.join(format!("{name}.svg")), svg)?;
-                    }
-                    let _ = writeln!(status, "{name},ok,{},{}", report.tables.len(), csv_text(&report.notes.join("; ")));
+                    let _ = writeln!(status, "{name},ok,{},{}", step.tables, csv_text(&step.report.notes.join("; ")));
                 }
                 Err(e) => {
                     failed += 1;
@@ -235,7 +238,8 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                 }
             }
             if timings {
-                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}", started.elapsed().as_secs_f64(), memory());
+                let traced = started.elapsed().as_secs_f64();
+                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}", wrote + traced, memory());
             }
             written_so_far.set(i + 1);
         }
@@ -249,13 +253,46 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     Ok(())
 }
 
+/// A step's report once its tables and charts are written: what is left for the plan-order
+/// part of [`write_analyses`].
+struct StepWritten {
+    /// The report without its tables, charts and files (its notes and produced traces).
+    report: kinetoscope::table::Report,
+    /// Tables the step made.
+    tables: usize,
+    /// Files written (tables and ready-made files; not charts).
+    files: usize,
+    /// Produced traces dropped because traces are not written.
+    traces_left: usize,
+}
+
+/// Writes the tables of step `name`'s `report` into `out`, and its charts unless `no_charts`;
+/// drops its produced traces unless `traces`.
+fn write_step(
+    out: &std::path::Path,
+    name: &str,
+    mut report: kinetoscope::table::Report,
+    no_charts: bool,
+    traces: bool,
+) -> Result<StepWritten> {
+    let files = super::output::write_tables(out, &report)?;
+    if !no_charts && !report.charts.is_empty() {
+        let svg = kinetoscope::chart::draw::charts_svg(&report.charts).map_err(anyhow::Error::msg)?;
+        let p = out.join(format!("{name}.svg"));
+        std::fs::write(&p, svg).with_context(|| format!("writing {}", p.display()))?;
+    }
+    let tables = report.tables.len();
+    let traces_left = if traces { 0 } else { std::mem::take(&mut report.traces).len() };
+    (report.tables, report.charts, report.files) = Default::default();
+    Ok(StepWritten { report, tables, files, traces_left })
+}
+
 /// Analyses run at once by [`write_analyses`] (at most the machine's cores).
 const ANALYSIS_THREADS: usize = 2;
 
-/// How far past the last written step an analysis may start: results wait in memory until those
-/// before them are written, so a slow step must not let the others pile up results. (8 rather
-/// than 4: at 4 the analysis threads waited for the writer, at 500 MB 0.1–0.2 s, with no less
-/// memory.)
+/// How far past the last written step an analysis may start when results carry produced
+/// traces: they wait in memory until those before them are written, so a slow step must not let
+/// the others pile up results.
 const AHEAD: usize = 8;
 
 /// Steps written so far (`usize::MAX` once the writer stopped), for the analysis threads.
@@ -263,14 +300,16 @@ const AHEAD: usize = 8;
 struct Progress {
     written: std::sync::Mutex<usize>,
     changed: std::sync::Condvar,
+    /// How far past the last written step a step may start.
+    ahead: usize,
 }
 
 impl Progress {
-    /// Waits until step `i` may start (within [`AHEAD`] of the writer); `false` if the writer
+    /// Waits until step `i` may start (within `ahead` of the writer); `false` if the writer
     /// stopped.
     fn wait_below(&self, i: usize) -> bool {
         let mut w = self.written.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        while *w != usize::MAX && i >= *w + AHEAD {
+        while *w != usize::MAX && i >= w.saturating_add(self.ahead) {
             w = self.changed.wait(w).unwrap_or_else(std::sync::PoisonError::into_inner);
         }
         *w != usize::MAX

@@ -21,17 +21,34 @@ pub fn write_plot(path: &std::path::Path, charts: &[kinetoscope::table::Chart]) 
 /// Writes each table of `report` as `dir/<name>.csv` and the traces it produces (of `trace`,
 /// written by `export::trace_files`) into `dir`.
 pub fn write_report(dir: &std::path::Path, trace: &Trace, report: &Report) -> Result<usize> {
+    Ok(write_tables(dir, report)? + write_traces(dir, trace, report)?)
+}
+
+/// The tables of `report` (`dir/<name>.csv`) and its ready-made files: what [`write_report`]
+/// writes but the produced traces. Returns how many files.
+pub fn write_tables(dir: &std::path::Path, report: &Report) -> Result<usize> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     for t in &report.tables {
         let p = dir.join(format!("{}.csv", t.name));
         write_csv_file(&p, t)?;
     }
+    write_files(dir, &report.files)?;
+    Ok(report.tables.len() + report.files.len())
+}
+
+/// The traces `report` produces (of `trace`, written by `export::trace_files`). Returns how many.
+pub fn write_traces(dir: &std::path::Path, trace: &Trace, report: &Report) -> Result<usize> {
     let files = kinetoscope::export::trace_files(trace, report).context("writing a produced trace")?;
-    for f in files.iter().chain(&report.files) {
+    write_files(dir, &files)?;
+    Ok(files.len())
+}
+
+fn write_files(dir: &std::path::Path, files: &[kinetoscope::table::ReportFile]) -> Result<()> {
+    for f in files {
         let p = dir.join(&f.name);
         std::fs::write(&p, &f.bytes).with_context(|| format!("writing {}", p.display()))?;
     }
-    Ok(report.tables.len() + files.len() + report.files.len())
+    Ok(())
 }
 
 /// Writes `t` as CSV to `path`, streamed ([`kinetoscope::table::Table::write_csv`]).
