@@ -212,7 +212,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         // results arrive in any order; each is recorded (and its traces written) when those
         // before it are
         let mut waiting = std::collections::BTreeMap::new();
-        for i in 0..plan.len() {
+        for (i, step) in plan.iter().enumerate() {
             let (result, ran, wrote) = loop {
                 if let Some(r) = waiting.remove(&i) {
                     break r;
@@ -220,7 +220,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                 let (j, r, t, w) = rx.recv().context("an analysis thread stopped")?;
                 waiting.insert(j, (r, t, w));
             };
-            let name = plan[i].analysis.name;
+            let name = step.analysis.name;
             let started = std::time::Instant::now();
             match result {
                 Ok(step) => {
