@@ -33,7 +33,6 @@ impl Table {
     /// Writes the CSV of [`Table::to_csv`] to `w`, cell by cell through a 64 KiB buffer: a
     /// table of millions of cells is never whole in memory as text.
     pub fn write_csv(&self, w: &mut impl std::io::Write) -> std::io::Result<()> {
-        use std::fmt::Write as _;
         const FLUSH: usize = 1 << 16;
         let field = |out: &mut String, s: &str, text: bool| {
             if self.quote_text && text || s.contains([',', '"', '\n', '\r']) {
@@ -68,6 +67,7 @@ impl Table {
             })
             .collect();
         let mut out = String::with_capacity(FLUSH + 4096);
+        let mut itoa_buf = itoa::Buffer::new();
         for (i, c) in self.columns.iter().enumerate() {
             if i > 0 {
                 out.push(',');
@@ -85,9 +85,7 @@ impl Table {
                         Some(words) => out.push_str(&words[s.code(row)]),
                         None => field(&mut out, &s[row], true),
                     },
-                    Values::Int(v) => {
-                        let _ = write!(out, "{}", v[row]);
-                    }
+                    Values::Int(v) => out.push_str(itoa_buf.format(v[row])),
                     Values::Float(v) => super::pyfloat::push_python_float(&mut out, v[row]),
                 }
             }
