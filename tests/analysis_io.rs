@@ -49,9 +49,9 @@ fn functions_and_ranks_equal_recorder2texts_lines() {
     for ((layer, func), (calls, rs, time)) in &functions {
         want.push_str(&format!("{layer},{func},{calls},{},{time}\n", rs.len()));
     }
-    crate::eqnice!(want, csv_table(&out, "functions"));
-    // the first five columns of `ranks`
-    let got: String = csv_table(&out, "ranks").lines().map(|l| l.split(',').take(5).collect::<Vec<_>>().join(",") + "\n").collect();
+    crate::eqnice!(want, csv_table(&out, "io_functions"));
+    // the first five columns of `io_ranks`
+    let got: String = csv_table(&out, "io_ranks").lines().map(|l| l.split(',').take(5).collect::<Vec<_>>().join(",") + "\n").collect();
     crate::eqnice!(ranks, got);
 }
 
@@ -181,7 +181,7 @@ fn access_patterns_follow_the_offsets() {
 fn a_kineto_trace_has_no_io_calls() {
     let r = crate::analysis_kernels::run("kernels.json", "io", false, &[]).expect("io");
     assert_eq!(r.notes, ["no Recorder trace among the selected ranks: io reads the calls of a Recorder trace folder (kinetoscope io DIR)"]);
-    assert_eq!(csv(&r, "ranks"), "rank,calls,io_time_ns,span_ns,io_pct,files,bytes_read,bytes_written\n");
+    assert_eq!(csv(&r, "io_ranks"), "rank,calls,io_time_ns,span_ns,io_pct,files,bytes_read,bytes_written\n");
     // the timeline's grid is bounded
     let e = crate::analysis_kernels::run("kernels.json", "io", false, &[("timeline_bins", "100000")]).unwrap_err();
     assert_eq!(e.0, "timeline_bins must be between 1 and 20000");

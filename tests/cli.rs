@@ -669,6 +669,38 @@ fn analyze_writes_produced_traces_only_when_asked() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// Every table of an `analyze` run has a file of its own: on a Recorder folder the `io` tables
+/// no longer share `functions.csv`/`ranks.csv` with `flame` and `summary` (the analyses write
+/// at once, so a shared name was a race), and the user's options making the two `sequences` runs
+/// one are run once.
+#[test]
+fn analyze_writes_each_table_once() {
+    let dir = std::env::temp_dir().join(format!("ks-an-once-{}", std::process::id()));
+    let out = dir.join("rec");
+    let o = run(&["analyze", util::testdata("recorder/gen-4ranks").to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-charts"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let status = std::fs::read_to_string(out.join("_status.csv")).unwrap();
+    assert!(!status.contains("written by step"), "{status}");
+    assert!(status.contains("\nio,ok,6,\n") && status.contains("\nflame,ok,1,\n"), "{status}");
+    let header = |n: &str| std::fs::read_to_string(out.join(n)).unwrap().lines().next().unwrap_or_default().to_string();
+    assert_eq!(header("io_functions.csv"), "layer,function,calls,ranks,time_ns");
+    assert!(header("io_ranks.csv").starts_with("rank,calls,io_time_ns,"), "{}", header("io_ranks.csv"));
+    assert!(!header("functions.csv").starts_with("layer,"), "{}", header("functions.csv"));
+    // a trace with two of the plan's operators runs sequences twice; given one operator, once
+    let trace = util::testdata("analysis/aten_ops.json");
+    let runs = |name: &str, extra: &[&str]| {
+        let out = dir.join(name);
+        let o = run(&[&["analyze", trace.to_str().unwrap(), "--out", out.to_str().unwrap(), "--no-charts"], extra].concat());
+        assert!(o.status.success(), "{}", stderr(&o));
+        let status = std::fs::read_to_string(out.join("_status.csv")).unwrap();
+        assert!(!status.contains("written by step"), "{status}");
+        status.lines().filter(|l| l.starts_with("sequences,ok,")).count()
+    };
+    assert_eq!(runs("seq2", &[]), 2);
+    assert_eq!(runs("seq1", &["--option", "sequences.operator_name=aten::"]), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 /// `--max-inflated SIZE` stops a gzip file whose content inflates past SIZE, naming the cap and
 /// the option; under the cap (and by default, 16 GiB) the same file reads.
 #[test]

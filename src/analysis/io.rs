@@ -179,7 +179,7 @@ fn functions_table(ranks: &[&RankTrace]) -> (Table, Chart) {
         values: top.iter().map(|(_, f)| f.time_ns as f64 / 1e6).collect(),
         errors: None,
     };
-    let table = Table::new("functions")
+    let table = Table::new("io_functions")
         .with("layer", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.0).collect()))
         .with("function", Unit::None, Values::Str(rows.iter().map(|(k, _)| k.1).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|(_, f)| f.calls).collect()))
@@ -198,7 +198,7 @@ fn ranks_table(ranks: &[&RankTrace], spans: &[(i64, i64)], replay: &Replay) -> T
     }
     let pct = |io: i64, span: i64| if span == 0 { f64::NAN } else { np_round(100.0 * io as f64 / span as f64, 2) };
     let totals = &replay.ranks;
-    Table::new("ranks")
+    Table::new("io_ranks")
         .with("rank", Unit::None, Values::Int(rows.iter().map(|r| i64::from(r.0)).collect()))
         .with("calls", Unit::Count, Values::Int(rows.iter().map(|r| r.1).collect()))
         .with("io_time_ns", Unit::Ns, Values::Int(rows.iter().map(|r| r.2).collect()))

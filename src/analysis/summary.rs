@@ -577,8 +577,8 @@ fn ints<'r>(r: &'r Report, name: &str, col: &str) -> &'r [i64] {
 /// The I/O of Recorder ranks, from the `io` report `io`: the share of the run in traced calls,
 /// the bytes written and read, the conflicting accesses.
 fn io_figures(io: &Report) -> Vec<Figure> {
-    let (busy, span) = (ints(io, "ranks", "io_time_ns"), ints(io, "ranks", "span_ns"));
-    let ranks = ints(io, "ranks", "rank");
+    let (busy, span) = (ints(io, "io_ranks", "io_time_ns"), ints(io, "io_ranks", "span_ns"));
+    let ranks = ints(io, "io_ranks", "rank");
     let share = |i: usize| if span[i] > 0 { 100.0 * busy[i] as f64 / span[i] as f64 } else { f64::NAN };
     let top = (0..ranks.len()).max_by(|&a, &b| share(a).total_cmp(&share(b)).then(ranks[b].cmp(&ranks[a])));
     let busiest = match top {
@@ -607,11 +607,11 @@ fn io_figures(io: &Report) -> Vec<Figure> {
         },
         Figure {
             figure: "Bytes written",
-            value: mb(sum("ranks", "bytes_written")),
+            value: mb(sum("io_ranks", "bytes_written")),
             unit: "MB",
             detail: format!(
                 "and {:.1} MB read by POSIX calls, {} files{top_file}",
-                mb(sum("ranks", "bytes_read")),
+                mb(sum("io_ranks", "bytes_read")),
                 files.map_or(0, Table::rows)
             ),
             panel: "io",

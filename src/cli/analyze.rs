@@ -8,7 +8,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
-use kinetoscope::analysis::api::{parse_int_list, Context};
+use kinetoscope::analysis::api::{parse_int_list, AnalysisError, Context};
 use kinetoscope::analysis::registry::{hta_plan, run_step};
 
 /// Options of `analyze`.
@@ -179,6 +179,22 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             step.params.push((key, value.clone()));
         }
     }
+    // a step equal to an earlier one (the user's options made both `sequences` runs the same)
+    // would write the same files again, at the same time
+    let mut seen = std::collections::HashSet::new();
+    let mut keep = Vec::with_capacity(plan.len());
+    for step in &plan {
+        let mut params = step.params.clone();
+        params.sort();
+        keep.push(seen.insert((step.analysis.name, params, step.rename)));
+    }
+    let mut kept = keep.iter();
+    plan.retain(|_| kept.next() == Some(&true));
+    let mut kept = keep.iter();
+    let variant: Vec<bool> = variant.into_iter().filter(|_| kept.next() == Some(&true)).collect();
+    // each file name belongs to the first step that writes it: a second is an error (two
+    // analyses naming a table alike), never two threads writing one file
+    let claimed: std::sync::Mutex<std::collections::HashMap<String, usize>> = Default::default();
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
     let next = std::sync::atomic::AtomicUsize::new(0);
@@ -191,7 +207,8 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         let _release = Release(&written_so_far);
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
-            let (tx, next, plan, ctx, written_so_far, variant) = (tx.clone(), &next, &plan, &ctx, &written_so_far, &variant);
+            let (tx, next, plan, ctx, written_so_far, variant, claimed) =
+                (tx.clone(), &next, &plan, &ctx, &written_so_far, &variant, &claimed);
             s.spawn(move || loop {
                 let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                 let Some(step) = plan.get(i) else { break };
@@ -202,7 +219,9 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                 let result = run_step(ctx, step);
                 let ran = started.elapsed().as_secs_f64();
                 // each analysis' tables and charts are written by the thread that ran it
-                let result = result.map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
+                let result = result
+                    .and_then(|report| claim(claimed, i, &report).map(|()| report))
+                    .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
                 if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran)).is_err() {
                     break;
                 }
@@ -249,6 +268,23 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", out.display());
     if traces_left > 0 {
         eprintln!("{traces_left} produced traces (copies of a rank with an analysis' marks or counters) not written: --traces writes them");
+    }
+    Ok(())
+}
+
+/// Claims the file names of step `i`'s tables for it; `Err` naming the step that claimed one
+/// first.
+fn claim(
+    claimed: &std::sync::Mutex<std::collections::HashMap<String, usize>>,
+    i: usize,
+    report: &kinetoscope::table::Report,
+) -> Result<(), AnalysisError> {
+    let mut claimed = claimed.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+    for name in report.tables.iter().map(|t| format!("{}.csv", t.name)).chain(report.files.iter().map(|f| f.name.clone())) {
+        if let Some(&other) = claimed.get(&name).filter(|&&o| o != i) {
+            return Err(AnalysisError(format!("{name} is written by step {} of the plan too (two tables of one name: a bug)", other + 1)));
+        }
+        claimed.insert(name, i);
     }
     Ok(())
 }
