@@ -91,7 +91,7 @@ pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<An
     let trees: rustc_hash::FxHashMap<(u32, u32), MaxEndTree> = groups
         .into_iter()
         .map(|(k, mut v)| {
-            v.sort_by_key(|&a| (f.ts_ns[a], a));
+            v.sort_unstable_by_key(|&a| (f.ts_ns[a], a));
             (k, MaxEndTree::new(v.iter().map(|&a| (f.ts_ns[a], f.ts_ns[a] + f.dur_ns[a], a)).collect()))
         })
         .collect();

@@ -158,7 +158,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
     // aten ops by (ts, row): the deepest op is found scanning back from the call's start
     let mut ops: Vec<usize> = (0..f.len()).filter(|&i| name(i).starts_with("aten::")).collect();
-    ops.sort_by_key(|&i| (f.ts_ns[i], i));
+    ops.sort_unstable_by_key(|&i| (f.ts_ns[i], i));
     let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
     for i in (0..f.len()).filter(|&i| f.stream[i] != -1) {
@@ -246,7 +246,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     let kernels = GpuOpsByCorrelation::new(f, r);
     let aten: Vec<bool> = r.strings.iter().map(|s| s.starts_with("aten::")).collect();
     let mut launches = launch_calls(f, r, false);
-    launches.sort_by_key(|&l| (f.ts_ns[l], l));
+    launches.sort_unstable_by_key(|&l| (f.ts_ns[l], l));
     let mut out = Vec::new();
     for (order, l) in launches.into_iter().enumerate() {
         let op = ancestors(l).find(|&a| aten[f.name[a].0 as usize] && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));

@@ -139,7 +139,7 @@ pub fn compute(r: &RankTrace) -> Links {
         }
     }
     for rows in by_thread.values_mut() {
-        rows.sort_by_key(|&e| (ev.ts[e as usize], std::cmp::Reverse(ev.dur[e as usize]), e));
+        rows.sort_unstable_by_key(|&e| (ev.ts[e as usize], std::cmp::Reverse(ev.dur[e as usize]), e));
         let mut stack: Vec<EventId> = Vec::new();
         for &e in rows.iter() {
             let ts = ev.ts[e as usize];
