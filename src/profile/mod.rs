@@ -211,6 +211,17 @@ impl Builder {
         i
     }
 
+    /// The name of row `e` of `r`, each distinct name of the rank looked up once (`memo`: one
+    /// slot per string of the rank).
+    fn event_name(&mut self, r: &RankTrace, e: EventId, memo: &mut [u32]) -> u32 {
+        let s = r.events.name[e as usize];
+        let slot = &mut memo[s.0 as usize];
+        if *slot == NONE {
+            *slot = self.name(r.strings.get(s));
+        }
+        *slot
+    }
+
     /// The child of `parent` named `name` (made if new).
     fn child(&mut self, parent: u32, name: u32, rank: u32) -> u32 {
         if let Some(&n) = self.children.get(&(parent, name)) {
@@ -235,7 +246,9 @@ impl Builder {
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
         keys.sort_by_key(|&(p, t)| (r.id_text(p), r.id_text(t), p, t));
-        let mut node_of: FxHashMap<EventId, u32> = FxHashMap::default();
+        // each row's node (NONE: not placed); each string's name in the profile
+        let mut node_of: Vec<u32> = vec![NONE; ev.len()];
+        let mut names = vec![NONE; r.strings.len()];
         for key in keys {
             let rows = &threads[&key];
             let label = thread_label(r, key.0, key.1);
@@ -254,17 +267,17 @@ impl Builder {
                 if start > end || (start == end && (start < lo || start >= hi)) {
                     continue;
                 }
-                let name = self.name(r.name(e as EventId));
+                let name = self.event_name(r, e as EventId, &mut names);
                 spans.push((start, end, name, e as EventId));
             }
             self.p.cpu_spans += spans.len() as u64;
             self.sweep(r.rank, thread, spans, &mut node_of);
         }
-        self.gpu(r, root, lo, hi, &node_of);
+        self.gpu(r, root, lo, hi, &node_of, &mut names);
     }
 
     /// Places a thread's spans into the tree (module docs) and records its timeline.
-    fn sweep(&mut self, rank: u32, thread: u32, mut spans: Vec<Span>, node_of: &mut FxHashMap<EventId, u32>) {
+    fn sweep(&mut self, rank: u32, thread: u32, mut spans: Vec<Span>, node_of: &mut [u32]) {
         spans.sort_by_key(|&(s, e, _, row)| (s, Reverse(e), row));
         // the rest of cut spans, by the same order
         let mut rest: BinaryHeap<Rest> = BinaryHeap::new();
@@ -299,7 +312,7 @@ impl Builder {
             let node = self.child(parent, name, rank);
             if row != NONE {
                 self.p.nodes[node as usize].events += 1;
-                node_of.insert(row, node);
+                node_of[row as usize] = node;
             }
             if end > start {
                 open.push((start, end, node, 0));
@@ -331,7 +344,7 @@ impl Builder {
     }
 
     /// GPU operations under their launching call's node.
-    fn gpu(&mut self, r: &RankTrace, root: u32, lo: i64, hi: i64, node_of: &FxHashMap<EventId, u32>) {
+    fn gpu(&mut self, r: &RankTrace, root: u32, lo: i64, hi: i64, node_of: &[u32], names: &mut [u32]) {
         let ev = &r.events;
         let links = r.links();
         let mut at: FxHashMap<(u32, u32, i64, i64), usize> = FxHashMap::default();
@@ -345,8 +358,8 @@ impl Builder {
                 continue;
             }
             let launcher = links.launch[e];
-            let node = match (launcher != NONE).then(|| node_of.get(&launcher)).flatten() {
-                Some(&n) => n,
+            let node = match node_of.get(launcher as usize).copied().filter(|&n| n != NONE) {
+                Some(n) => n,
                 None => {
                     self.p.repairs.unlaunched_gpu += 1;
                     *orphan.get_or_insert_with(|| {
@@ -355,7 +368,7 @@ impl Builder {
                     })
                 }
             };
-            let name = self.name(r.name(e as EventId));
+            let name = self.event_name(r, e as EventId, names);
             let device = ev.int_arg(e as EventId, crate::model::IntArg::Device).unwrap_or(-1);
             let key = (node, name, ev.stream[e], device);
             let i = *at.entry(key).or_insert_with(|| {
