@@ -180,20 +180,19 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         }
     }
     // a step equal to an earlier one (the user's options made both `sequences` runs the same)
-    // would write the same files again, at the same time
+    // would write the same files again, at the same time: it is left out
     let mut seen = std::collections::HashSet::new();
-    let mut keep = Vec::with_capacity(plan.len());
-    for step in &plan {
-        let mut params = step.params.clone();
-        params.sort();
-        keep.push(seen.insert((step.analysis.name, params, step.rename)));
-    }
-    let mut kept = keep.iter();
-    plan.retain(|_| kept.next() == Some(&true));
-    let mut kept = keep.iter();
-    let variant: Vec<bool> = variant.into_iter().filter(|_| kept.next() == Some(&true)).collect();
-    // each file name belongs to the first step that writes it: a second is an error (two
-    // analyses naming a table alike), never two threads writing one file
+    let (plan, variant): (Vec<_>, Vec<bool>) = plan
+        .into_iter()
+        .zip(variant)
+        .filter(|(step, _)| {
+            let mut params = step.params.clone();
+            params.sort();
+            seen.insert((step.analysis.name, params, step.rename))
+        })
+        .unzip();
+    // each file name belongs to one step: a second step writing it gets an error (two analyses
+    // naming a table alike), never two threads one file
     let claimed: std::sync::Mutex<std::collections::HashMap<String, usize>> = Default::default();
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
