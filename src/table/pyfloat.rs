@@ -53,8 +53,9 @@ pub fn push_python_float(out: &mut String, x: f64) {
             return;
         }
     }
-    // the shortest round-trip digits, as Python's repr and Rust's `{}` choose them; in this
-    // range ryu writes them without an exponent, with `.0` on integral values
+    // the shortest round-trip digits, of two equally close the even one, as Python's repr
+    // writes them (Rust's `{}` picks the other at such ties); in this range ryu writes them
+    // without an exponent, with `.0` on integral values
     let mut buf = ryu::Buffer::new();
     let text = buf.format_finite(x);
     if !text.contains('e') {
