@@ -71,19 +71,22 @@ pub fn hta_kernel_type(name: &str) -> KernelType {
 /// The kernel type of a GPU row: HTA's by name; without `--hta` a synchronisation event
 /// (`cuda_sync`: `Stream Wait Event`, `Stream Sync`, ...) is always OTHER (SPEC §5.4).
 pub fn kernel_type(name: &str, kind: Kind, hta: bool) -> KernelType {
-    if !hta && kind == Kind::CudaSync {
-        return KernelType::Other;
-    }
-    hta_kernel_type(name)
+    typed(kind, hta, || hta_kernel_type(name))
 }
 
 /// [`kernel_type`] of frame row `i`, HTA's name rule applied once per distinct name (`memo`
 /// keeps the answers; one map per frame).
 pub(crate) fn row_kernel_type(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool, memo: &mut FxHashMap<StrId, KernelType>) -> KernelType {
-    if !hta && r.events.kind[f.row[i] as usize] == Kind::CudaSync {
-        return KernelType::Other;
+    typed(r.events.kind[f.row[i] as usize], hta, || *memo.entry(f.name[i]).or_insert_with(|| hta_kernel_type(r.strings.get(f.name[i]))))
+}
+
+/// The rule of [`kernel_type`], the type by name asked only when needed.
+fn typed(kind: Kind, hta: bool, by_name: impl FnOnce() -> KernelType) -> KernelType {
+    if !hta && kind == Kind::CudaSync {
+        KernelType::Other
+    } else {
+        by_name()
     }
-    *memo.entry(f.name[i]).or_insert_with(|| hta_kernel_type(r.strings.get(f.name[i])))
 }
 
 /// HTA's memory subtype (`get_memory_kernel_type`): `Memset`, `Memcpy Unknown` for names not
