@@ -287,41 +287,52 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         let alt = |bit: u8| ev.flags[e] & bit != 0;
         f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
     }
-    f.index_correlation = index_correlation(&f, r);
-    f.iterations = iteration(&f, r, exact).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
+    let partner;
+    (f.index_correlation, partner) = index_correlation(&f, r);
+    f.iterations = iteration(&f, r, exact, &partner).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
     f.iteration_is_float = f.iterations.contains(&NAN_ITERATION);
     f
 }
 
-/// `transform_correlation_to_index` (§1.5).
-fn index_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
+/// `(correlation, row)` of the frame rows with a correlation (not −1), by correlation then row.
+/// Correlations mostly grow with the row already, which the stable sort's runs make cheap; the
+/// groups of equal correlations replace hash maps of a million entries.
+fn by_correlation(f: &HtaFrame) -> Vec<(i64, u32)> {
+    let mut v: Vec<(i64, u32)> = (0..f.len()).filter(|&i| f.correlation[i] != -1).map(|i| (f.correlation[i], i as u32)).collect();
+    v.sort_by_key(|&(c, _)| c);
+    v
+}
+
+/// `transform_correlation_to_index` (§1.5): the column, and each row's partner (the row whose
+/// `index` it holds; `u32::MAX` for none).
+fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<i64>, Vec<u32>) {
     let mut ic: Vec<i64> = f.correlation.iter().map(|&c| c.min(0)).collect();
-    let n = f.row.len();
+    let mut partner = vec![u32::MAX; f.len()];
     let gpu = gpu_kernel_rows(f, r);
-    // last CPU and last GPU row (row order) of each correlation among rows with correlation != -1
-    let mut last_cpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
-    let mut last_gpu: rustc_hash::FxHashMap<i64, usize> = Default::default();
-    for i in (0..n).filter(|&i| f.correlation[i] != -1) {
-        let side = if gpu[i] { &mut last_gpu } else { &mut last_cpu };
-        side.insert(f.correlation[i], i);
-    }
-    for i in (0..n).filter(|&i| f.correlation[i] != -1) {
-        let other = if gpu[i] { &last_cpu } else { &last_gpu };
-        if let Some(&j) = other.get(&f.correlation[i]) {
-            ic[i] = i64::from(f.index[j]);
+    // per correlation, the last CPU and the last GPU row (row order); each row takes the other side's
+    for group in by_correlation(f).chunk_by(|a, b| a.0 == b.0) {
+        let last = |side: bool| group.iter().rev().map(|&(_, i)| i).find(|&i| gpu[i as usize] == side);
+        let (last_cpu, last_gpu) = (last(false), last(true));
+        for &(_, i) in group {
+            if let Some(j) = if gpu[i as usize] { last_cpu } else { last_gpu } {
+                ic[i as usize] = i64::from(f.index[j as usize]);
+                partner[i as usize] = j;
+            }
         }
     }
-    ic
+    (ic, partner)
 }
 
 /// `add_iteration` (§1.6); needs `index_correlation`.
-fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool) -> Vec<Option<i64>> {
+fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<Option<i64>> {
+    // each name tested once
+    let number: Vec<Option<i64>> = r.strings.iter().map(hta_step_number).collect();
     // Step windows in row order: (start, first integer ts not inside, number). HTA tests
     // `ts < start + dur` in float64; for an integer ts that is `ts < ceil(start + dur)`.
     // Exact: the same in ns (times not yet aligned; windows and rows shift alike).
     let steps: Vec<(i64, i64, i64)> = (0..f.len())
         .filter_map(|i| {
-            let num = hta_step_number(r.strings.get(f.name[i]))?;
+            let num = number[f.name[i].0 as usize]?;
             Some(if exact {
                 (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], num)
             } else {
@@ -342,8 +353,7 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool) -> Vec<Option<i64>> {
                 let ic = f.index_correlation[i];
                 if ic > 0 {
                     // the partner's value as assigned so far: NaN unless it is a stream < 0 row
-                    let partner = u32::try_from(ic).ok().and_then(|x| f.index.binary_search(&x).ok());
-                    partner.and_then(|p| first[p])
+                    first[partner[i] as usize]
                 } else {
                     Some(-1)
                 }
@@ -357,16 +367,17 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool) -> Vec<Option<i64>> {
 /// over every step for every row).
 fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
     use std::cmp::Reverse;
-    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| f.stream[i] < 0).collect();
-    rows.sort_by_key(|&i| start[i]);
+    // (start, row) by start then row: the starts beside the rows sort faster than looked up
+    let mut rows: Vec<(i64, u32)> = (0..f.len()).filter(|&i| f.stream[i] < 0).map(|i| (start[i], i as u32)).collect();
+    rows.sort_by_key(|&(t, _)| t);
     let mut by_start: Vec<usize> = (0..steps.len()).collect();
     by_start.sort_by_key(|&k| steps[k].0);
     let mut open = std::collections::BTreeSet::new(); // row-order positions of open windows
     let mut ends = std::collections::BinaryHeap::new();
     let mut next = 0;
     let mut out = vec![None; f.len()];
-    for i in rows {
-        let t = start[i];
+    for (t, i) in rows {
+        let i = i as usize;
         while let Some(&k) = by_start.get(next).filter(|&&k| steps[k].0 <= t) {
             open.insert(k);
             ends.push(Reverse((steps[k].1, k)));
@@ -434,12 +445,20 @@ fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Ve
         if include_last { steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max() } else { steps.iter().map(|&i| f.ts_ns[i]).max() };
     let Some(limit) = limit else { return (0..n).collect() };
     let cpu_kept = |i: usize| !gpu[i] && f.ts_ns[i] < limit;
-    let corr: rustc_hash::FxHashSet<i64> = (0..n).filter(|&i| cpu_kept(i) && f.correlation[i] != -1).map(|i| f.correlation[i]).collect();
+    // GPU rows with a correlation: kept when a kept CPU row has it too
+    let mut gpu_kept = vec![false; n];
+    for group in by_correlation(f).chunk_by(|a, b| a.0 == b.0) {
+        if group.iter().any(|&(_, i)| cpu_kept(i as usize)) {
+            for &(_, i) in group {
+                gpu_kept[i as usize] = gpu[i as usize];
+            }
+        }
+    }
     (0..n)
         .filter(|&i| match (gpu[i], f.correlation[i]) {
             (false, _) => cpu_kept(i),
             (true, -1) => f.ts_ns[i] < limit,
-            (true, c) => corr.contains(&c),
+            (true, _) => gpu_kept[i],
         })
         .collect()
 }
@@ -516,22 +535,31 @@ impl HtaFrame {
     /// Keeps rows `order` (repeats allowed), in that order, one column at a time (never two
     /// whole frames in memory).
     fn select(&mut self, order: &[usize]) {
-        fn pick<T: Copy>(v: &mut Vec<T>, order: &[usize]) {
-            *v = order.iter().map(|&i| v[i]).collect();
+        // rows kept in their order (the exact filter) move down in place: no second set of columns
+        let in_place = order.windows(2).all(|w| w[0] < w[1]);
+        fn pick<T: Copy>(v: &mut Vec<T>, order: &[usize], in_place: bool) {
+            if in_place {
+                for (j, &i) in order.iter().enumerate() {
+                    v[j] = v[i];
+                }
+                v.truncate(order.len());
+            } else {
+                *v = order.iter().map(|&i| v[i]).collect();
+            }
         }
-        pick(&mut self.row, order);
-        pick(&mut self.index, order);
-        pick(&mut self.cat, order);
-        pick(&mut self.name, order);
-        pick(&mut self.pid, order);
-        pick(&mut self.tid, order);
-        pick(&mut self.ts_ns, order);
-        pick(&mut self.dur_ns, order);
-        pick(&mut self.dur, order);
-        pick(&mut self.stream, order);
-        pick(&mut self.correlation, order);
-        pick(&mut self.index_correlation, order);
-        pick(&mut self.iterations, order);
+        pick(&mut self.row, order, in_place);
+        pick(&mut self.index, order, in_place);
+        pick(&mut self.cat, order, in_place);
+        pick(&mut self.name, order, in_place);
+        pick(&mut self.pid, order, in_place);
+        pick(&mut self.tid, order, in_place);
+        pick(&mut self.ts_ns, order, in_place);
+        pick(&mut self.dur_ns, order, in_place);
+        pick(&mut self.dur, order, in_place);
+        pick(&mut self.stream, order, in_place);
+        pick(&mut self.correlation, order, in_place);
+        pick(&mut self.index_correlation, order, in_place);
+        pick(&mut self.iterations, order, in_place);
     }
 }
 

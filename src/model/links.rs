@@ -100,46 +100,105 @@ pub fn compute(r: &RankTrace) -> Links {
     let ev = &r.events;
     let n = ev.len();
     let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
+    link_launches(r, &mut links.launch);
+    link_ops(r, &mut links.op);
+    link_parents(r, &mut links.parent);
+    link_steps(r, &links.launch, &mut links.step);
+    links
+}
 
-    // launch <-> device by correlation
-    let launcher_of = launchers_by(r, |e| e);
-    for e in 0..n {
-        if ev.kind[e].is_device() && ev.correlation[e] >= 0 {
-            if let Some(&(_, l)) = launcher_of.get(&ev.correlation[e]) {
-                links.launch[e] = l;
-                if links.launch[l as usize] == NONE {
-                    links.launch[l as usize] = e as EventId;
-                }
+/// `(key, row)` of the rows of `r` that `key` gives a key, sorted by key then row. The keys
+/// (correlation and `External id`) mostly grow with the row already, which the stable sort's runs
+/// make cheap; a join of two such lists replaces a hash map of millions of entries.
+fn keyed_rows(n: usize, key: impl Fn(usize) -> Option<i64>) -> Vec<(i64, EventId)> {
+    let mut v: Vec<(i64, EventId)> = (0..n).filter_map(|e| key(e).map(|k| (k, e as EventId))).collect();
+    v.sort_by_key(|&(k, _)| k);
+    v
+}
+
+/// The groups of equal keys of a [`keyed_rows`] list: `(key, rows in row order)`.
+fn groups(v: &[(i64, EventId)]) -> impl Iterator<Item = (i64, &[(i64, EventId)])> {
+    v.chunk_by(|a, b| a.0 == b.0).map(|g| (g[0].0, g))
+}
+
+/// `launch`: device rows to their launcher by correlation ([`launchers_by`]'s choice: the first
+/// launcher with the id, or the first runtime call after a first driver call), each launcher to
+/// the first device row it launched.
+fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
+    let ev = &r.events;
+    let n = ev.len();
+    let launchers = keyed_rows(n, |e| {
+        (ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete).then_some(ev.correlation[e])
+    });
+    let devices = keyed_rows(n, |e| (ev.kind[e].is_device() && ev.correlation[e] >= 0).then_some(ev.correlation[e]));
+    let mut devices = groups(&devices).peekable();
+    for (corr, group) in groups(&launchers) {
+        let first = group[0].1;
+        let l = if ev.kind[first as usize] == Kind::Driver {
+            group.iter().map(|&(_, e)| e).find(|&e| ev.kind[e as usize] == Kind::Runtime).unwrap_or(first)
+        } else {
+            first
+        };
+        while devices.next_if(|(c, _)| *c < corr).is_some() {}
+        if let Some((_, rows)) = devices.next_if(|(c, _)| *c == corr) {
+            for &(_, d) in rows {
+                launch[d as usize] = l;
             }
+            launch[l as usize] = rows[0].1;
         }
     }
+}
 
-    // operator <-> launches/kernels by External id
+/// `op`: launcher and device rows to the first CPU operator with their `External id`.
+fn link_ops(r: &RankTrace, op: &mut [EventId]) {
+    let ev = &r.events;
+    let n = ev.len();
+    let is_op = |e: usize| ev.kind[e] == Kind::CpuOp && ev.external_id[e] >= 0;
     let mut op_of: FxHashMap<i64, EventId> = FxHashMap::default();
-    for e in 0..n {
-        if ev.kind[e] == Kind::CpuOp && ev.external_id[e] >= 0 {
-            op_of.entry(ev.external_id[e]).or_insert(e as EventId);
-        }
+    op_of.reserve((0..n).filter(|&e| is_op(e)).count());
+    for e in (0..n).filter(|&e| is_op(e)) {
+        op_of.entry(ev.external_id[e]).or_insert(e as EventId);
     }
-    for e in 0..n {
+    for (e, op) in op.iter_mut().enumerate() {
         if (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id[e] >= 0 {
             if let Some(&o) = op_of.get(&ev.external_id[e]) {
-                links.op[e] = o;
+                *op = o;
             }
         }
     }
+}
 
-    // nesting per (pid, tid), device work (and GPU annotations) apart from host calls: rocprof
-    // writes kernels on the launching thread's pid/tid, and they must not nest under the launch
-    let mut by_thread: FxHashMap<(bool, u32, u32), Vec<EventId>> = FxHashMap::default();
-    for e in 0..n {
+/// `parent`: nesting per (pid, tid), device work (and GPU annotations) apart from host calls:
+/// rocprof writes kernels on the launching thread's pid/tid, and they must not nest under the
+/// launch.
+fn link_parents(r: &RankTrace, parent: &mut [EventId]) {
+    let ev = &r.events;
+    // rows of one thread mostly follow each other: the previous row's thread is tried first
+    let mut thread_of: FxHashMap<(bool, u32, u32), usize> = FxHashMap::default();
+    let mut threads: Vec<Vec<EventId>> = Vec::new();
+    let mut last: Option<((bool, u32, u32), usize)> = None;
+    for e in 0..ev.len() {
         if ev.has_dur(e as EventId) && matches!(ev.phase[e], Phase::Complete | Phase::Begin) {
             let device = ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation;
-            by_thread.entry((device, ev.pid[e], ev.tid[e])).or_default().push(e as EventId);
+            let key = (device, ev.pid[e], ev.tid[e]);
+            let t = match last {
+                Some((k, t)) if k == key => t,
+                _ => *thread_of.entry(key).or_insert_with(|| {
+                    threads.push(Vec::new());
+                    threads.len() - 1
+                }),
+            };
+            last = Some((key, t));
+            threads[t].push(e as EventId);
         }
     }
-    for rows in by_thread.values_mut() {
-        rows.sort_unstable_by_key(|&e| (ev.ts[e as usize], std::cmp::Reverse(ev.dur[e as usize]), e));
+    for rows in &mut threads {
+        // by start, longer first, then row (the rows are in row order and the sort is stable);
+        // a thread's rows are usually in that order already
+        let key = |e: EventId| (ev.ts[e as usize], std::cmp::Reverse(ev.dur[e as usize]));
+        if !rows.is_sorted_by_key(|&e| key(e)) {
+            rows.sort_by_key(|&e| key(e));
+        }
         let mut stack: Vec<EventId> = Vec::new();
         for &e in rows.iter() {
             let ts = ev.ts[e as usize];
@@ -150,51 +209,53 @@ pub fn compute(r: &RankTrace) -> Links {
                 stack.pop();
             }
             if let Some(&top) = stack.last() {
-                links.parent[e as usize] = top;
+                parent[e as usize] = top;
             }
             stack.push(e);
         }
     }
+}
 
-    // step membership
-    let steps = &r.steps;
-    if !steps.is_empty() {
-        // For each CPU row, the last step (in file order) whose window [ts, ts+dur) contains the
-        // row's start. Steps are few and rarely overlap: scan them from the latest start back,
-        // stopping once no earlier-starting step can still reach `ts`.
-        let mut order: Vec<usize> = (0..steps.len()).collect();
-        order.sort_by_key(|&i| steps[i].ts);
-        let max_dur = steps.iter().map(|s| s.dur).max().unwrap_or(0);
-        for e in 0..n {
-            if ev.kind[e].is_device() {
-                continue;
-            }
-            let ts = ev.ts[e];
-            let upto = order.partition_point(|&i| steps[i].ts <= ts);
-            let mut best: Option<usize> = None;
-            for &i in order[..upto].iter().rev() {
-                let s = &steps[i];
-                if s.ts + max_dur <= ts {
-                    break;
-                }
-                if ts < s.ts + s.dur && best.is_none_or(|b| i > b) {
-                    best = Some(i);
-                }
-            }
-            if let Some(b) = best {
-                links.step[e] = steps[b].number;
-            }
+/// `step`: for each CPU row, the last step (in file order) whose window `[ts, ts+dur)` contains
+/// the row's start; device rows take their launcher's.
+fn link_steps(r: &RankTrace, launch: &[EventId], step: &mut [i32]) {
+    let (ev, steps) = (&r.events, &r.steps);
+    if steps.is_empty() {
+        return;
+    }
+    // Which windows contain a time changes only at a window's start or end: between two
+    // consecutive such bounds the answer is one, worked out once. Rows mostly come in time
+    // order, so the previous row's segment usually holds the next row too.
+    let mut bounds: Vec<i64> = steps.iter().flat_map(|s| [s.ts, s.ts + s.dur]).collect();
+    bounds.sort_unstable();
+    bounds.dedup();
+    let answer = |ts: i64| {
+        steps.iter().rev().find(|s| s.ts <= ts && ts < s.ts + s.dur).map_or(-1, |s| s.number)
+    };
+    // segment k is [bounds[k-1], bounds[k]) (k = 0: before the first bound)
+    let seg_answer: Vec<i32> = (0..=bounds.len()).map(|k| if k == 0 { -1 } else { answer(bounds[k - 1]) }).collect();
+    let (mut lo, mut hi, mut cur) = (i64::MAX, i64::MIN, -1);
+    for (e, step) in step.iter_mut().enumerate() {
+        if ev.kind[e].is_device() {
+            continue;
         }
-        for e in 0..n {
-            if ev.kind[e].is_device() {
-                let l = links.launch[e];
-                if l != NONE {
-                    links.step[e] = links.step[l as usize];
-                }
+        let ts = ev.ts[e];
+        if !(lo <= ts && ts < hi) {
+            let k = bounds.partition_point(|&b| b <= ts);
+            lo = if k == 0 { i64::MIN } else { bounds[k - 1] };
+            hi = bounds.get(k).copied().unwrap_or(i64::MAX);
+            cur = seg_answer[k];
+        }
+        *step = cur;
+    }
+    for e in 0..ev.len() {
+        if ev.kind[e].is_device() {
+            let l = launch[e];
+            if l != NONE {
+                step[e] = step[l as usize];
             }
         }
     }
-    links
 }
 
 #[cfg(test)]
