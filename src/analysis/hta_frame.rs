@@ -363,36 +363,10 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
 }
 
 /// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
-/// the row's `ts`, else −1; `None` for other rows. A sweep over rows sorted by `ts` (HTA loops
-/// over every step for every row).
+/// the row's `ts`, else −1; `None` for other rows (HTA loops over every step for every row).
 fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
-    use std::cmp::Reverse;
-    // (start, row) by start then row: the starts beside the rows sort faster than looked up
-    let mut rows: Vec<(i64, u32)> = (0..f.len()).filter(|&i| f.stream[i] < 0).map(|i| (start[i], i as u32)).collect();
-    rows.sort_by_key(|&(t, _)| t);
-    let mut by_start: Vec<usize> = (0..steps.len()).collect();
-    by_start.sort_by_key(|&k| steps[k].0);
-    let mut open = std::collections::BTreeSet::new(); // row-order positions of open windows
-    let mut ends = std::collections::BinaryHeap::new();
-    let mut next = 0;
-    let mut out = vec![None; f.len()];
-    for (t, i) in rows {
-        let i = i as usize;
-        while let Some(&k) = by_start.get(next).filter(|&&k| steps[k].0 <= t) {
-            open.insert(k);
-            ends.push(Reverse((steps[k].1, k)));
-            next += 1;
-        }
-        while let Some(&Reverse((end, k))) = ends.peek() {
-            if end > t {
-                break;
-            }
-            ends.pop();
-            open.remove(&k);
-        }
-        out[i] = Some(open.last().map_or(-1, |&k| steps[k].2));
-    }
-    out
+    let mut windows = crate::model::windows::Windows::new(steps);
+    (0..f.len()).map(|i| (f.stream[i] < 0).then(|| windows.at(start[i]).unwrap_or(-1))).collect()
 }
 
 /// Per frame row, whether it is a GPU kernel: HTA's `GPUKernelFilter` (§1.4), `(stream >= 0 &

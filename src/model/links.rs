@@ -223,30 +223,12 @@ fn link_steps(r: &RankTrace, launch: &[EventId], step: &mut [i32]) {
     if steps.is_empty() {
         return;
     }
-    // Which windows contain a time changes only at a window's start or end: between two
-    // consecutive such bounds the answer is one, worked out once. Rows mostly come in time
-    // order, so the previous row's segment usually holds the next row too.
-    let mut bounds: Vec<i64> = steps.iter().flat_map(|s| [s.ts, s.ts + s.dur]).collect();
-    bounds.sort_unstable();
-    bounds.dedup();
-    let answer = |ts: i64| {
-        steps.iter().rev().find(|s| s.ts <= ts && ts < s.ts + s.dur).map_or(-1, |s| s.number)
-    };
-    // segment k is [bounds[k-1], bounds[k]) (k = 0: before the first bound)
-    let seg_answer: Vec<i32> = (0..=bounds.len()).map(|k| if k == 0 { -1 } else { answer(bounds[k - 1]) }).collect();
-    let (mut lo, mut hi, mut cur) = (i64::MAX, i64::MIN, -1);
+    let windows: Vec<(i64, i64, i32)> = steps.iter().map(|s| (s.ts, s.ts + s.dur, s.number)).collect();
+    let mut windows = super::windows::Windows::new(&windows);
     for (e, step) in step.iter_mut().enumerate() {
-        if ev.kind[e].is_device() {
-            continue;
+        if !ev.kind[e].is_device() {
+            *step = windows.at(ev.ts[e]).unwrap_or(-1);
         }
-        let ts = ev.ts[e];
-        if !(lo <= ts && ts < hi) {
-            let k = bounds.partition_point(|&b| b <= ts);
-            lo = if k == 0 { i64::MIN } else { bounds[k - 1] };
-            hi = bounds.get(k).copied().unwrap_or(i64::MAX);
-            cur = seg_answer[k];
-        }
-        *step = cur;
     }
     for e in 0..ev.len() {
         if ev.kind[e].is_device() {

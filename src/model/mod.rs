@@ -10,6 +10,7 @@ pub mod kind;
 pub mod links;
 pub mod strings;
 pub mod time;
+pub mod windows;
 
 use std::collections::BTreeMap;
 
