@@ -581,8 +581,10 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
 /// The float64 Python gets from `json.loads` of a µs time whose exact value is `ns` / 1000: the
 /// double nearest to `ns / 1000` (ties to even), computed exactly in integers.
 pub fn ns_to_us_f64(ns: i64) -> f64 {
-    if ns == 0 {
-        return 0.0;
+    // up to 2^53 both operands are exact doubles, and IEEE division rounds its exact quotient to
+    // the nearest double, ties to even: the answer (every duration, and times up to 104 days)
+    if ns.unsigned_abs() <= 1 << 53 {
+        return ns as f64 / 1000.0;
     }
     let a = u128::from(ns.unsigned_abs());
     let guess = (ns.unsigned_abs() as f64) / 1000.0;

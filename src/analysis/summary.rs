@@ -41,7 +41,7 @@ use rustc_hash::FxHashMap;
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::{hta_step_number, HtaFrame};
 use super::idle::{idle_time, IdleCategory};
-use super::intervals::{covered, merge_intervals};
+use super::intervals::covered_sorted;
 use super::kernel_type::{typed_gpu_rows, KernelType};
 use super::overlap::comm_comp_overlap;
 use super::patterns::{find_patterns, Pattern, Thresholds, Verdict};
@@ -99,14 +99,14 @@ const CLASSES: [KernelType; 4] = [KernelType::Computation, KernelType::Communica
 /// One rank's GPU time (`None` without GPU operations) from its GPU rows with their class, and the time
 /// each class runs (the union of its rows' intervals; classes overlap), in [`CLASSES`] order.
 fn rank_gpu_time(f: &HtaFrame, typed: &[(usize, KernelType)]) -> (Option<GpuTime>, [i64; 4]) {
-    let union = |keep: &dyn Fn(KernelType) -> bool| {
-        covered(&merge_intervals(typed.iter().filter(|(_, t)| keep(*t)).map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()))
-    };
+    // the intervals sorted once; each union below is one pass over those it keeps
+    let mut iv: Vec<(i64, i64, KernelType)> = typed.iter().map(|&(i, t)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], t)).collect();
+    iv.sort_unstable_by_key(|&(s, e, _)| (s, e));
+    let union = |keep: &dyn Fn(KernelType) -> bool| covered_sorted(iv.iter().filter(|x| keep(x.2)).map(|&(s, e, _)| (s, e)));
     let by_class = CLASSES.map(|c| union(&|t| t == c));
-    let all = merge_intervals(typed.iter().map(|&(i, _)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
-    let (Some(first), Some(last)) = (all.first(), all.last()) else { return (None, by_class) };
-    let span = last.1 - first.0;
-    let busy = covered(&all);
+    let (Some(first), Some(last)) = (iv.first().map(|x| x.0), iv.iter().map(|x| x.1).max()) else { return (None, by_class) };
+    let span = last - first;
+    let busy = union(&|_| true);
     let c = by_class[0];
     let cc = union(&|t| matches!(t, KernelType::Computation | KernelType::Communication));
     let ccm = union(&|t| t != KernelType::Other);

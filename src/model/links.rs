@@ -149,18 +149,43 @@ fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
     }
 }
 
-/// `op`: launcher and device rows to the first CPU operator with their `External id`.
+/// `op`: launcher and device rows to the first CPU operator with their `External id`. PyTorch
+/// numbers operators from 1 up: when the ids are that dense, a vector indexed by id; else a hash
+/// map.
 fn link_ops(r: &RankTrace, op: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();
     let is_op = |e: usize| ev.kind[e] == Kind::CpuOp && ev.external_id[e] >= 0;
+    let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
+    for e in (0..n).filter(|&e| is_op(e)) {
+        (count, min, max) = (count + 1, min.min(ev.external_id[e]), max.max(ev.external_id[e]));
+    }
+    if count == 0 {
+        return;
+    }
+    let linked = |e: usize| (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id[e] >= 0;
+    if ((max - min) as u64) < 4 * count as u64 {
+        let mut first = vec![NONE; (max - min) as usize + 1];
+        for e in (0..n).filter(|&e| is_op(e)) {
+            let slot = &mut first[(ev.external_id[e] - min) as usize];
+            if *slot == NONE {
+                *slot = e as EventId;
+            }
+        }
+        for (e, op) in op.iter_mut().enumerate() {
+            if linked(e) && (min..=max).contains(&ev.external_id[e]) {
+                *op = first[(ev.external_id[e] - min) as usize];
+            }
+        }
+        return;
+    }
     let mut op_of: FxHashMap<i64, EventId> = FxHashMap::default();
-    op_of.reserve((0..n).filter(|&e| is_op(e)).count());
+    op_of.reserve(count);
     for e in (0..n).filter(|&e| is_op(e)) {
         op_of.entry(ev.external_id[e]).or_insert(e as EventId);
     }
     for (e, op) in op.iter_mut().enumerate() {
-        if (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id[e] >= 0 {
+        if linked(e) {
             if let Some(&o) = op_of.get(&ev.external_id[e]) {
                 *op = o;
             }
