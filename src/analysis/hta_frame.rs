@@ -230,7 +230,7 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         return HtaFrame { rank: r.rank, ..Default::default() };
     }
     let ev = &r.events;
-    let rows: Vec<usize> = (0..ev.len()).filter(|&e| kept(r, e)).collect();
+    let rows: Vec<EventId> = (0..ev.len()).filter(|&e| kept(r, e)).map(|e| e as EventId).collect();
     let rounded = r.meta.ts_fractional_or_missing && !exact;
     // `dur` is int64 only if no element of the event array lacks it (NaN) and, without
     // rounding, every value is an integer; with rounding, `end` is NaN (so `dur` float64) also
@@ -239,59 +239,54 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let elements = r.counts.events + r.counts.empty_placeholders;
     let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur[e] % 1000 != 0);
     let dur_is_float = with_dur < elements || fractional;
-    let n = rows.len();
-    // each column allocated once at its size (no regrowth, no copies)
-    let mut f = HtaFrame {
-        rank: r.rank,
-        rounded,
-        dur_is_float,
-        row: Vec::with_capacity(n),
-        index: Vec::with_capacity(n),
-        cat: Vec::with_capacity(n),
-        name: Vec::with_capacity(n),
-        pid: Vec::with_capacity(n),
-        tid: Vec::with_capacity(n),
-        ts_ns: Vec::with_capacity(n),
-        dur_ns: Vec::with_capacity(n),
-        dur: Vec::with_capacity(n),
-        stream: Vec::with_capacity(n),
-        correlation: Vec::with_capacity(n),
-        ..Default::default()
-    };
-    for &e in &rows {
-        let (ts, dur) = if rounded {
+    // HTA's (ts, dur), µs, of model row e
+    let times = |e: usize| {
+        if rounded {
             let ts_f = ns_to_us_f64(ev.ts[e]);
             let end = (ts_f + ns_to_us_f64(ev.dur[e])).floor();
             let ts = ts_f.ceil();
             (ts as i64, end - ts)
         } else {
             (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur[e]))
-        };
-        if exact {
-            f.ts_ns.push(ev.ts[e]);
-            f.dur_ns.push(ev.dur[e]);
-        } else {
-            f.ts_ns.push(ts * 1000);
-            f.dur_ns.push(if rounded { dur as i64 * 1000 } else { ev.dur[e] });
         }
-        f.row.push(e as EventId);
-        f.index.push(ev.index[e]);
-        f.cat.push(ev.cat[e]);
-        f.name.push(ev.name[e]);
-        f.pid.push(ev.pid[e]);
-        f.tid.push(ev.tid[e]);
-        f.dur.push(dur);
-        f.stream.push(ev.stream[e]);
+    };
+    // each column made in one pass over the rows, at its size
+    let (ts_ns, dur_ns) = if exact {
+        (gather(&rows, |e| ev.ts[e]), gather(&rows, |e| ev.dur[e]))
+    } else if rounded {
+        (gather(&rows, |e| times(e).0 * 1000), gather(&rows, |e| times(e).1 as i64 * 1000))
+    } else {
+        (gather(&rows, |e| times(e).0 * 1000), gather(&rows, |e| ev.dur[e]))
+    };
+    let mut f = HtaFrame {
+        rank: r.rank,
+        rounded,
+        dur_is_float,
+        index: gather(&rows, |e| ev.index[e]),
+        cat: gather(&rows, |e| ev.cat[e]),
+        name: gather(&rows, |e| ev.name[e]),
+        pid: gather(&rows, |e| ev.pid[e]),
+        tid: gather(&rows, |e| ev.tid[e]),
+        ts_ns,
+        dur_ns,
+        dur: gather(&rows, |e| times(e).1),
+        stream: gather(&rows, |e| ev.stream[e]),
         // HTA reads only the exact keys `correlation`, `External id`, `bytes` (SPEC §1.2 step 7);
         // our reader also accepts other spellings and flags them.
-        let alt = |bit: u8| ev.flags[e] & bit != 0;
-        f.correlation.push(if alt(flags::CORRELATION_ALT_KEY) { -1 } else { ev.correlation[e] });
-    }
+        correlation: gather(&rows, |e| if ev.flags[e] & flags::CORRELATION_ALT_KEY != 0 { -1 } else { ev.correlation[e] }),
+        row: rows,
+        ..Default::default()
+    };
     let partner;
     (f.index_correlation, partner) = index_correlation(&f, r);
     f.iterations = iteration(&f, r, exact, &partner).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
     f.iteration_is_float = f.iterations.contains(&NAN_ITERATION);
     f
+}
+
+/// A column: `value` of each model row in `rows`, in one pass.
+fn gather<T>(rows: &[EventId], value: impl Fn(usize) -> T) -> Vec<T> {
+    rows.iter().map(|&e| value(e as usize)).collect()
 }
 
 /// `(correlation, row)` of the frame rows with a correlation (not −1), by correlation then row.
