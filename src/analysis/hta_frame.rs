@@ -289,13 +289,10 @@ fn gather<T>(rows: &[EventId], value: impl Fn(usize) -> T) -> Vec<T> {
     rows.iter().map(|&e| value(e as usize)).collect()
 }
 
-/// `(correlation, row)` of the frame rows with a correlation (not −1), by correlation then row.
-/// Correlations mostly grow with the row already, which the stable sort's runs make cheap; the
-/// groups of equal correlations replace hash maps of a million entries.
-fn by_correlation(f: &HtaFrame) -> Vec<(i64, u32)> {
-    let mut v: Vec<(i64, u32)> = (0..f.len()).filter(|&i| f.correlation[i] != -1).map(|i| (f.correlation[i], i as u32)).collect();
-    v.sort_by_key(|&(c, _)| c);
-    v
+/// `(correlation, row)` of the frame rows with a correlation (not −1), by correlation then row
+/// (`links::keyed_rows`): its groups of equal correlations replace hash maps of a million entries.
+fn by_correlation(f: &HtaFrame) -> Vec<(i64, EventId)> {
+    crate::model::links::keyed_rows(f.len(), |i| (f.correlation[i] != -1).then_some(f.correlation[i]))
 }
 
 /// `transform_correlation_to_index` (§1.5): the column, and each row's partner (the row whose

@@ -79,13 +79,13 @@ pub fn launchers_by<T>(r: &RankTrace, mut value: impl FnMut(EventId) -> T) -> Fx
     let mut launcher_of: FxHashMap<i64, (Kind, T)> = FxHashMap::default();
     for e in 0..ev.len() {
         let kind = ev.kind[e];
-        if ev.correlation[e] >= 0 && kind.is_launcher() && ev.phase[e] == Phase::Complete {
+        if is_launch_call(r, e) {
             match launcher_of.entry(ev.correlation[e]) {
                 Entry::Vacant(v) => {
                     v.insert((kind, value(e as EventId)));
                 }
                 Entry::Occupied(mut o) => {
-                    if o.get().0 == Kind::Driver && kind == Kind::Runtime {
+                    if replaces(o.get().0, kind) {
                         o.insert((kind, value(e as EventId)));
                     }
                 }
@@ -93,6 +93,19 @@ pub fn launchers_by<T>(r: &RankTrace, mut value: impl FnMut(EventId) -> T) -> Fx
         }
     }
     launcher_of
+}
+
+/// Whether row `e` of `r` is a call that can be a correlation id's launcher: a complete runtime
+/// or driver call with the id.
+fn is_launch_call(r: &RankTrace, e: usize) -> bool {
+    let ev = &r.events;
+    ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete
+}
+
+/// Whether a later launch call of kind `candidate` with the same id replaces the launcher found so
+/// far, of kind `current`: the runtime call is preferred to the driver call it made.
+fn replaces(current: Kind, candidate: Kind) -> bool {
+    current == Kind::Driver && candidate == Kind::Runtime
 }
 
 /// Computes every link column of `r` (whose `steps` are already found).
@@ -107,10 +120,11 @@ pub fn compute(r: &RankTrace) -> Links {
     links
 }
 
-/// `(key, row)` of the rows of `r` that `key` gives a key, sorted by key then row. The keys
-/// (correlation and `External id`) mostly grow with the row already, which the stable sort's runs
-/// make cheap; a join of two such lists replaces a hash map of millions of entries.
-fn keyed_rows(n: usize, key: impl Fn(usize) -> Option<i64>) -> Vec<(i64, EventId)> {
+/// `(key, row)` of the rows `0..n` that `key` gives a key, sorted by key then row. The keys
+/// (correlations) mostly grow with the row already, which the stable sort's runs make cheap; a
+/// join of two such lists, or their groups of equal keys, replaces a hash map of millions of
+/// entries. Used for model rows here and for frame rows by `hta_frame`.
+pub(crate) fn keyed_rows(n: usize, key: impl Fn(usize) -> Option<i64>) -> Vec<(i64, EventId)> {
     let mut v: Vec<(i64, EventId)> = (0..n).filter_map(|e| key(e).map(|k| (k, e as EventId))).collect();
     v.sort_by_key(|&(k, _)| k);
     v
@@ -122,23 +136,17 @@ fn groups(v: &[(i64, EventId)]) -> impl Iterator<Item = (i64, &[(i64, EventId)])
 }
 
 /// `launch`: device rows to their launcher by correlation ([`launchers_by`]'s choice: the first
-/// launcher with the id, or the first runtime call after a first driver call), each launcher to
-/// the first device row it launched.
+/// launch call with the id, replaced in row order as [`replaces`] says), each launcher to the
+/// first device row it launched.
 fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();
-    let launchers = keyed_rows(n, |e| {
-        (ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete).then_some(ev.correlation[e])
-    });
+    let launchers = keyed_rows(n, |e| is_launch_call(r, e).then_some(ev.correlation[e]));
     let devices = keyed_rows(n, |e| (ev.kind[e].is_device() && ev.correlation[e] >= 0).then_some(ev.correlation[e]));
     let mut devices = groups(&devices).peekable();
     for (corr, group) in groups(&launchers) {
-        let first = group[0].1;
-        let l = if ev.kind[first as usize] == Kind::Driver {
-            group.iter().map(|&(_, e)| e).find(|&e| ev.kind[e as usize] == Kind::Runtime).unwrap_or(first)
-        } else {
-            first
-        };
+        let kind = |e: EventId| ev.kind[e as usize];
+        let l = group[1..].iter().fold(group[0].1, |l, &(_, e)| if replaces(kind(l), kind(e)) { e } else { l });
         while devices.next_if(|(c, _)| *c < corr).is_some() {}
         if let Some((_, rows)) = devices.next_if(|(c, _)| *c == corr) {
             for &(_, d) in rows {
