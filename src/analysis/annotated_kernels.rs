@@ -69,24 +69,24 @@ pub struct AnnotatedKernel {
 /// The kernels of one rank's frame with their annotations, in frame order. `Err` when HTA would
 /// raise (`--hta` and an annotation or kernel with negative duration).
 pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<AnnotatedKernel>, AnalysisError> {
-    let annotations: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.cat[i]) == GPU_ANNOTATION).collect();
+    let annotations: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.cat(r, i)) == GPU_ANNOTATION).collect();
     let gpu = gpu_kernel_rows(f, r);
     let kernels: Vec<usize> = (0..f.len()).filter(|&i| gpu[i]).collect();
     if hta {
-        if let Some(&i) = annotations.iter().chain(&kernels).find(|&&i| f.dur[i] < 0.0) {
+        if let Some(&i) = annotations.iter().chain(&kernels).find(|&&i| f.dur(i) < 0.0) {
             return fail(format!(
                 "rank {}: event #{} ({}) has duration {} µs after HTA's sub-µs rounding: HTA 0.5.0 raises ValueError (left side of interval must be <= right side)",
                 f.rank,
-                f.index[i],
-                r.strings.get(f.name[i]),
-                f.dur[i]
+                f.index(r, i),
+                r.strings.get(f.name(r, i)),
+                f.dur(i)
             ));
         }
     }
     // annotations per (pid, tid), sorted by start, with a max-end tree for the overlap query
     let mut groups: rustc_hash::FxHashMap<(u32, u32), Vec<usize>> = Default::default();
     for &a in &annotations {
-        groups.entry((f.pid[a], f.tid[a])).or_default().push(a);
+        groups.entry((f.pid(r, a), f.tid(r, a))).or_default().push(a);
     }
     let trees: rustc_hash::FxHashMap<(u32, u32), MaxEndTree> = groups
         .into_iter()
@@ -100,7 +100,7 @@ pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<An
         .map(|k| {
             let (ts, end) = (f.ts_ns[k], f.ts_ns[k] + f.dur_ns[k]);
             let mut stack = Vec::new();
-            if let Some(tree) = trees.get(&(f.pid[k], f.tid[k])) {
+            if let Some(tree) = trees.get(&(f.pid(r, k), f.tid(r, k))) {
                 // HTA: a.start < k.end and a.end > k.ts; exact: a zero-length kernel also at a.start
                 let start_below = if !hta && ts == end { end + 1 } else { end };
                 tree.overlapping(start_below, ts, &mut stack);
@@ -203,20 +203,21 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
 /// `--hta`). HTA's times are its µs (`ts` whole); ours exact µs.
 fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: bool, name: impl Fn(&str) -> String) -> Table {
     let rows: Vec<usize> = kernels.iter().map(|k| k.row).collect();
-    let ints = |v: &[i64]| Values::Int(rows.iter().map(|&i| v[i]).collect());
+    let ints = |v: &dyn Fn(usize) -> i64| Values::Int(rows.iter().map(|&i| v(i)).collect());
     // each distinct name is named (shortened) once, not once per kernel
     let mut named: FxHashMap<StrId, String> = FxHashMap::default();
-    let ids = rows.iter().flat_map(|&i| [f.cat[i], f.name[i]]).chain(kernels.iter().flat_map(|k| k.stack.iter().map(|&a| f.name[a])));
+    let ids =
+        rows.iter().flat_map(|&i| [f.cat(r, i), f.name(r, i)]).chain(kernels.iter().flat_map(|k| k.stack.iter().map(|&a| f.name(r, a))));
     for id in ids {
         named.entry(id).or_insert_with(|| name(r.strings.get(id)));
     }
     let name_of = |id: StrId| named[&id].as_str();
-    let texts = |col: &[StrId]| Values::Str(rows.iter().map(|&i| name_of(col[i])).collect());
+    let texts = |col: &dyn Fn(usize) -> StrId| Values::Str(rows.iter().map(|&i| name_of(col(i))).collect());
     let (ts, dur) = if hta {
         let dur = if f.dur_is_float {
-            Values::Float(rows.iter().map(|&i| f.dur[i]).collect())
+            Values::Float(rows.iter().map(|&i| f.dur(i)).collect())
         } else {
-            Values::Int(rows.iter().map(|&i| f.dur[i] as i64).collect())
+            Values::Int(rows.iter().map(|&i| f.dur(i) as i64).collect())
         };
         (Values::Int(rows.iter().map(|&i| f.ts(i)).collect()), dur)
     } else {
@@ -230,22 +231,22 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     } else {
         Values::Int(rows.iter().map(|&i| f.iteration(i).unwrap_or(-1)).collect())
     };
-    let annotation = |k: &AnnotatedKernel| k.stack.last().map_or("", |&a| name_of(f.name[a]));
+    let annotation = |k: &AnnotatedKernel| k.stack.last().map_or("", |&a| name_of(f.name(r, a)));
     let mut t = Table::new(&format!("gpu_kernels_with_user_annotations__rank{}", f.rank))
-        .with("index", Unit::None, Values::Int(rows.iter().map(|&i| i64::from(f.index[i])).collect()))
-        .with("s_cat", Unit::None, texts(&f.cat))
-        .with("s_name", Unit::None, texts(&f.name))
-        .with("stream", Unit::None, ints(&f.stream))
-        .with("pid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.pid[i]), |p| r.id_text(p))))
-        .with("tid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.tid[i]), |t| r.id_text(t))))
+        .with("index", Unit::None, Values::Int(rows.iter().map(|&i| i64::from(f.index(r, i))).collect()))
+        .with("s_cat", Unit::None, texts(&|i| f.cat(r, i)))
+        .with("s_name", Unit::None, texts(&|i| f.name(r, i)))
+        .with("stream", Unit::None, ints(&|i| f.stream(r, i)))
+        .with("pid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.pid(r, i)), |p| r.id_text(p))))
+        .with("tid", Unit::None, Values::Str(Texts::by_key(rows.iter().map(|&i| f.tid(r, i)), |t| r.id_text(t))))
         .with("ts", Unit::Us, ts)
         .with("dur", Unit::Us, dur)
-        .with("correlation", Unit::None, ints(&f.correlation))
-        .with("index_correlation", Unit::None, ints(&f.index_correlation))
+        .with("correlation", Unit::None, ints(&|i| f.correlation(r, i)))
+        .with("index_correlation", Unit::None, ints(&|i| f.index_correlation[i]))
         .with("iteration", Unit::None, iteration)
         .with("s_user_annotation", Unit::None, Values::Str(kernels.iter().map(annotation).collect()));
     if !hta {
-        let stack = |k: &AnnotatedKernel| k.stack.iter().map(|&a| name_of(f.name[a])).collect::<Vec<_>>().join(STACK_SEPARATOR);
+        let stack = |k: &AnnotatedKernel| k.stack.iter().map(|&a| name_of(f.name(r, a))).collect::<Vec<_>>().join(STACK_SEPARATOR);
         t = t.with("annotation_stack", Unit::None, Values::Str(kernels.iter().map(stack).collect()));
     }
     t

@@ -122,7 +122,7 @@ pub fn user_annotation_breakdown(ctx: &Context<'_>, opts: &AnnotationOptions) ->
         .ranks()
         .map(|(f, r)| {
             let events: Vec<(&str, i64)> =
-                (0..f.len()).filter(|&i| r.strings.get(f.cat[i]) == cat).map(|i| (r.strings.get(f.name[i]), f.dur_ns[i])).collect();
+                (0..f.len()).filter(|&i| r.strings.get(f.cat(r, i)) == cat).map(|i| (r.strings.get(f.name(r, i)), f.dur_ns[i])).collect();
             (f.rank, aggregate_by_name(&events, &fold, ctx.hta))
         })
         .collect();

@@ -154,29 +154,29 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
 
 /// HTA's attribution (µs): any-thread deepest op, exactly one kernel row per call.
 fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String> {
-    let name = |i: usize| r.strings.get(f.name[i]);
+    let name = |i: usize| r.strings.get(f.name(r, i));
     let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
     // aten ops by (ts, row): the deepest op is found scanning back from the call's start
     let mut ops: Vec<usize> = (0..f.len()).filter(|&i| name(i).starts_with("aten::")).collect();
     ops.sort_unstable_by_key(|&i| (f.ts_ns[i], i));
     let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
-    for i in (0..f.len()).filter(|&i| f.stream[i] != -1) {
+    for i in (0..f.len()).filter(|&i| f.stream(r, i) != -1) {
         kernels.entry(f.index_correlation[i]).or_default().push(i);
     }
     let mut out = Vec::new();
     for l in (0..f.len()).filter(|&i| hta_is_launch(name(i))) {
         let Some(op) = deepest_enclosing(&ops, &tree, f, l, end) else { continue };
-        let ks = kernels.get(&i64::from(f.index[l])).map(Vec::as_slice).unwrap_or_default();
+        let ks = kernels.get(&i64::from(f.index(r, l))).map(Vec::as_slice).unwrap_or_default();
         let [k] = ks else {
             return Err(format!(
                 "launch {:?} (event index {}) has {} GPU rows: HTA 0.5.0 raises ValueError: can only convert an array of size 1 to a Python scalar",
                 name(l),
-                f.index[l],
+                f.index(r, l),
                 ks.len()
             ));
         };
-        out.push((Instance::Hta(f.tid[op], f.name[op], f.ts(op)), l, f.ts(l) - f.ts(op), f.ts(*k) - f.ts(l), f.name[*k]));
+        out.push((Instance::Hta(f.tid(r, op), f.name(r, op), f.ts(op)), l, f.ts(l) - f.ts(op), f.ts(*k) - f.ts(l), f.name(r, *k)));
     }
     Ok(out)
 }
@@ -241,7 +241,8 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     // the enclosing events of `l` on its own thread (the graph hangs a backward thread's top
     // level under the main thread), innermost first
     let ancestors = |l: usize| {
-        std::iter::successors(graph.parent(l), |&a| graph.parent(a)).take_while(move |&a| f.pid[a] == f.pid[l] && f.tid[a] == f.tid[l])
+        std::iter::successors(graph.parent(l), |&a| graph.parent(a))
+            .take_while(move |&a| f.pid(r, a) == f.pid(r, l) && f.tid(r, a) == f.tid(r, l))
     };
     let kernels = GpuOpsByCorrelation::new(f, r);
     let aten: Vec<bool> = r.strings.iter().map(|s| s.starts_with("aten::")).collect();
@@ -249,9 +250,9 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     launches.sort_unstable_by_key(|&l| (f.ts_ns[l], l));
     let mut out = Vec::new();
     for (order, l) in launches.into_iter().enumerate() {
-        let op = ancestors(l).find(|&a| aten[f.name[a].0 as usize] && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));
+        let op = ancestors(l).find(|&a| aten[f.name(r, a).0 as usize] && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));
         let Some(op) = op else { continue };
-        let ks = kernels.get(f.correlation[l]);
+        let ks = kernels.get(f.correlation(r, l));
         let Some(k) = ks.clone().min_by_key(|&k| (f.ts_ns[k], k)) else {
             result.launches_without_kernel += 1;
             continue;
@@ -259,7 +260,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
         if ks.len() > 1 {
             result.launches_with_several_kernels += 1;
         }
-        out.push((Instance::Row(op, f.name[op]), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], f.name[k]));
+        out.push((Instance::Row(op, f.name(r, op)), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], f.name(r, k)));
     }
     out
 }

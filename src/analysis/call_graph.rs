@@ -153,7 +153,7 @@ impl CallGraph {
         // threads in (pid, tid) order, rows in frame order
         let mut threads: FxHashMap<(u32, u32), Vec<u32>> = FxHashMap::default();
         for i in 0..n {
-            threads.entry((f.pid[i], f.tid[i])).or_default().push(i as u32);
+            threads.entry((f.pid(r, i), f.tid(r, i))).or_default().push(i as u32);
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
         keys.sort_by_cached_key(|&(p, t)| (id_key(r, p), id_key(r, t)));
@@ -179,14 +179,14 @@ impl CallGraph {
             stacks: Vec::new(),
         };
         let mut cdepth: Vec<i32> = filled(-1, n, nodes);
-        let by_index = ByIndex::new(f);
+        let by_index = ByIndex::new(f, r);
         // indexes of rows that are not the first with theirs (HTA repeats GPU rows, §1.9)
         let mut repeated: FxHashSet<u32> = FxHashSet::default();
         for i in 0..n {
-            let first = by_index.get(i64::from(f.index[i])).unwrap_or(i);
+            let first = by_index.get(i64::from(f.index(r, i))).unwrap_or(i);
             g.node_of_row[i] = first as u32;
             if first != i {
-                repeated.insert(f.index[i]);
+                repeated.insert(f.index(r, i));
             }
         }
         let first = |index: i64| by_index.get(index);
@@ -194,12 +194,12 @@ impl CallGraph {
         let mut launched: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
             let is_kernel = if opts.hta {
-                f.stream[i] > 0 && f.index_correlation[i] > 0
+                f.stream(r, i) > 0 && f.index_correlation[i] > 0
             } else {
-                f.stream[i] != -1 && f.index_correlation[i] > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
+                f.stream(r, i) != -1 && f.index_correlation[i] > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
             };
             if let (true, Some(l)) = (is_kernel, first(f.index_correlation[i])) {
-                if opts.hta || f.stream[l] == -1 {
+                if opts.hta || f.stream(r, l) == -1 {
                     launched.push((l, i));
                 }
             }
@@ -212,9 +212,9 @@ impl CallGraph {
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
         for (pid, tid) in keys {
             let rows = threads.remove(&(pid, tid)).unwrap_or_default();
-            let cpu: Vec<u32> = rows.iter().copied().filter(|&i| f.stream[i as usize] == -1).collect();
+            let cpu: Vec<u32> = rows.iter().copied().filter(|&i| f.stream(r, i as usize) == -1).collect();
             let skip = if opts.hta {
-                rows.iter().all(|&i| f.stream[i as usize] > 0) || is_int(r, pid, 0) || is_int(r, tid, 0)
+                rows.iter().all(|&i| f.stream(r, i as usize) > 0) || is_int(r, pid, 0) || is_int(r, tid, 0)
             } else {
                 cpu.is_empty()
             };
@@ -234,21 +234,24 @@ impl CallGraph {
             } else {
                 g.new_root(&mut cdepth)
             };
-            g.build_stack(f, &cpu, root, opts.hta, &by_index, &mut cdepth)?;
+            // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so
+            // it maps back to one row
+            let ends = cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns[i], f.dur_ns[i]));
+            g.build_stack(ends.collect(), root, opts.hta, &by_index, &mut cdepth)?;
             // kernels launched from this thread, in frame order
             let mut links: Vec<(usize, usize)> =
                 rows.iter().map(|&l| l as usize).flat_map(|l| kernels_of(l).map(move |k| (k, l))).collect();
             links.sort_unstable();
             for (k, l) in links {
-                if opts.hta && repeated.contains(&f.index[k]) {
+                if opts.hta && repeated.contains(&f.index(r, k)) {
                     return Err(CallGraphError(format!(
                         "ValueError: The truth value of a Series is ambiguous (kernel #{} is repeated in the frame, SPEC §5.9)",
-                        f.index[k]
+                        f.index(r, k)
                     )));
                 }
                 g.add_edge(l as u32, k as u32, true, root, &mut cdepth);
             }
-            let has = |pred: &dyn Fn(&str) -> bool| rows.iter().any(|&i| pred(r.strings.get(f.name[i as usize])));
+            let has = |pred: &dyn Fn(&str) -> bool| rows.iter().any(|&i| pred(r.strings.get(f.name(r, i as usize))));
             let label = if has(&|s| s.starts_with("ProfilerStep#")) {
                 StackLabel::Main
             } else if has(&|s| s.contains("autograd::")) {
@@ -292,21 +295,16 @@ impl CallGraph {
         cdepth[child as usize] = cdepth[parent as usize] + 1;
     }
 
-    /// Step 1 for one thread's CPU rows.
+    /// Step 1 for one thread's CPU rows, given as their endpoints.
     /// `by_index` finds an `index`'s first frame row.
     fn build_stack(
         &mut self,
-        f: &HtaFrame,
-        cpu: &[u32],
+        mut ends: Vec<Endpoint>,
         root: u32,
         hta: bool,
         by_index: &ByIndex,
         cdepth: &mut [i32],
     ) -> Result<(), CallGraphError> {
-        // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so it
-        // maps back to one row
-        let mut ends: Vec<Endpoint> =
-            cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i])).collect();
         if hta {
             hta_order(&mut ends)?;
         } else {
@@ -357,7 +355,7 @@ impl CallGraph {
             }
         };
         let named = |prefix: &str| -> Vec<usize> {
-            self.stacks[main].rows.iter().map(|&i| i as usize).filter(|&i| r.strings.get(f.name[i]).starts_with(prefix)).collect()
+            self.stacks[main].rows.iter().map(|&i| i as usize).filter(|&i| r.strings.get(f.name(r, i)).starts_with(prefix)).collect()
         };
         let mut parents = named("## backward ##");
         if parents.is_empty() {
@@ -381,7 +379,7 @@ impl CallGraph {
         }
         for a in parents {
             if !self.alive[a] {
-                return Err(CallGraphError(format!("ValueError: {} not in the node map self.nodes", f.index[a])));
+                return Err(CallGraphError(format!("ValueError: {} not in the node map self.nodes", f.index(r, a))));
             }
             if root == NONE || !self.alive[root as usize] {
                 return Err(CallGraphError(

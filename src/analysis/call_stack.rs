@@ -106,21 +106,21 @@ impl CallStacks {
         let mut out = CallStacks { parent: vec![ROOT; n], is_node: vec![false; n] };
         let mut threads: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
         for i in 0..n {
-            threads.entry((f.pid[i], f.tid[i])).or_default().push(i);
+            threads.entry((f.pid(r, i), f.tid(r, i))).or_default().push(i);
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
         keys.sort_unstable();
         let is_zero = |id: u32| matches!(r.ids.get(id), Some(IdValue::Int(0)));
         for key in keys {
             let rows = &threads[&key];
-            let gpu = rows.iter().all(|&i| f.stream[i] > 0) || is_zero(key.0) || is_zero(key.1);
+            let gpu = rows.iter().all(|&i| f.stream(r, i) > 0) || is_zero(key.0) || is_zero(key.1);
             if gpu {
                 continue;
             }
             // (frame row, end) pairs
             let mut points: Vec<(usize, Endpoint)> = Vec::new();
-            for &i in rows.iter().filter(|&&i| f.stream[i] == -1) {
-                points.extend(Endpoint::pair(i64::from(f.index[i]), f.ts_ns[i], f.dur_ns[i]).map(|e| (i, e)));
+            for &i in rows.iter().filter(|&&i| f.stream(r, i) == -1) {
+                points.extend(Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns[i], f.dur_ns[i]).map(|e| (i, e)));
             }
             if !sort_total(&mut points) {
                 // the same starting order as HTA's pre-sort by time (rows in order, each row's

@@ -98,7 +98,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
                 samples.push(CounterSample {
                     name: "Queue Length".into(), // static: no copy per sample
                     counter: "Queue Length",
-                    pid: f.pid[p.gpu],
+                    pid: f.pid(r, p.gpu),
                     id: Some(p.stream),
                     ts_ns: p.ts_ns + offset,
                     value: p.queue_length as f64,
@@ -110,7 +110,7 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
                 samples.push(CounterSample {
                     name: p.name.into(),
                     counter: "Memcpy BW",
-                    pid: f.pid[p.op],
+                    pid: f.pid(r, p.op),
                     id: None,
                     ts_ns: p.ts_ns + offset,
                     value: p.value,

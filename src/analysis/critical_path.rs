@@ -175,11 +175,11 @@ impl CriticalPath {
 /// `cpu_op`, `cuda_runtime`, `cuda_driver`, and GPU rows with `index_correlation >= 0`).
 fn has_nodes(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
     if hta {
-        return matches!(r.strings.get(f.cat[i]), "cpu_op" | "cuda_runtime" | "cuda_driver")
-            || f.stream[i] != -1 && f.index_correlation[i] >= 0;
+        return matches!(r.strings.get(f.cat(r, i)), "cpu_op" | "cuda_runtime" | "cuda_driver")
+            || f.stream(r, i) != -1 && f.index_correlation[i] >= 0;
     }
     let kind = r.events.kind[f.row[i] as usize];
-    if f.stream[i] == -1 {
+    if f.stream(r, i) == -1 {
         matches!(kind, Kind::CpuOp | Kind::Runtime | Kind::Driver | Kind::MtiaRuntime)
     } else {
         kind.is_device() && !matches!(kind, Kind::GpuUserAnnotation | Kind::CudaSync)
@@ -198,7 +198,7 @@ pub fn critical_path(
     let hta = ctx.hta;
     let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
     let annotation = if annotation == "auto" {
-        if (0..f.len()).any(|i| f.stream[i] == -1 && r.strings.get(f.name[i]).contains("ProfilerStep")) {
+        if (0..f.len()).any(|i| f.stream(r, i) == -1 && r.strings.get(f.name(r, i)).contains("ProfilerStep")) {
             "ProfilerStep"
         } else {
             ""
@@ -222,21 +222,21 @@ pub fn critical_path(
     // HTA's queue-length series of the whole rank (its launch test; `None` in HTA when empty)
     let queue = if hta { super::queue::queue_points(ctx, pos).unwrap_or_default() } else { Vec::new() };
     if hta {
-        hta_preconditions(f, &rows, &queue)?;
+        hta_preconditions(f, r, &rows, &queue)?;
     }
     let node_rows: Vec<usize> = rows.iter().copied().filter(|&i| has_nodes(f, r, i, hta)).collect();
     let mut g = Graph::new(f, &node_rows, if hta { -1000 } else { -1 });
-    let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name[i]), hta);
+    let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name(r, i)), hta);
     graph::add_cpu_edges(&mut g, f, r, &rows, &blocking);
     let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta, launcher, &queue)
         .map_err(|e| AnalysisError(format!("rank {}: {e} (HTA 0.5.0 fails here; run without --hta)", f.rank)))?;
     if hta {
         let same_stream = g.edges.iter().find(|e| {
-            let stream = |n: u32| f.stream[g.nodes[n as usize].row as usize];
+            let stream = |n: u32| f.stream(r, g.nodes[n as usize].row as usize);
             e.kind == EdgeKind::Sync && stream(e.src) != -1 && stream(e.src) == stream(e.dst)
         });
         if let Some(e) = same_stream {
-            let idx = |n: u32| f.index[g.nodes[n as usize].row as usize];
+            let idx = |n: u32| f.index(r, g.nodes[n as usize].row as usize);
             return fail(format!(
                 "rank {}: ValueError: Graph is not valid: a synchronization edge between kernels #{} and #{} on the same stream (HTA 0.5.0 fails here; run without --hta)",
                 f.rank,
@@ -252,8 +252,8 @@ pub fn critical_path(
             return fail(format!(
                 "rank {}: the graph has a cycle through event #{} ({}): events overlap in a way time cannot order{}",
                 f.rank,
-                f.index.get(row).copied().unwrap_or(0),
-                r.strings.get(f.name[row]),
+                if row < f.len() { f.index(r, row) } else { 0 },
+                r.strings.get(f.name(r, row)),
                 if hta { " (HTA 0.5.0 raises ValueError: Graph is not valid)" } else { "" }
             ));
         }
@@ -269,7 +269,7 @@ pub fn critical_path(
 
 /// Where HTA 0.5.0 fails before building anything: no launches in the rank (its queue-length
 /// series is `None`), and a GPU row repeated by its step filter (SPEC §5.9) in the window.
-fn hta_preconditions(f: &HtaFrame, rows: &[usize], queue: &[super::queue::QueuePoint]) -> Result<(), AnalysisError> {
+fn hta_preconditions(f: &HtaFrame, r: &RankTrace, rows: &[usize], queue: &[super::queue::QueuePoint]) -> Result<(), AnalysisError> {
     if queue.is_empty() {
         return fail(format!(
             "rank {}: TypeError: 'NoneType' object is not subscriptable: no kernel launches HTA knows in the rank (HTA 0.5.0 fails here; run without --hta for the CPU path)",
@@ -277,7 +277,7 @@ fn hta_preconditions(f: &HtaFrame, rows: &[usize], queue: &[super::queue::QueueP
         ));
     }
     let mut seen = rustc_hash::FxHashSet::default();
-    if rows.iter().any(|&i| f.stream[i] > 0 && !seen.insert(f.index[i])) {
+    if rows.iter().any(|&i| f.stream(r, i) > 0 && !seen.insert(f.index(r, i))) {
         return fail(format!(
             "rank {}: ValueError: cannot reindex on an axis with duplicate labels: a GPU event repeated by HTA's step filter (SPEC §5.9) is in the window (HTA 0.5.0 fails here; run without --hta)",
             f.rank
@@ -355,7 +355,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     report.tables.push(info_table(&cp, &overlay));
     report.files.push(ReportFile { name: "critical_path_info.json".into(), bytes: info_json(&cp, &overlay).into_bytes() });
     if ctx.hta || params.bool("edges") {
-        report.tables.push(edges_table(&cp, f));
+        report.tables.push(edges_table(&cp, f, r));
     }
     report.tables.push(flows_table(&cp, f, r, &flows));
     report.charts.push(timeline_chart(&cp, f, r));
@@ -407,14 +407,14 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
     for (&e, row) in cp.path.iter().zip(rows) {
         let edge = &g.edges[e as usize];
         let ev = edge.event.map(|x| x as usize);
-        event_idx.push(ev.map_or(f64::NAN, |i| f64::from(f.index[i])));
+        event_idx.push(ev.map_or(f64::NAN, |i| f64::from(f.index(r, i))));
         duration.push(row.weight);
         kind.push(edge.kind.hta_name().to_string());
         bound.push(row.bound_by.to_string());
-        s_cat.push(ev.map(|i| r.strings.get(f.cat[i]).to_string()).unwrap_or_default());
-        pid.push(ev.map(|i| f.pid[i]));
-        tid.push(ev.map(|i| f.tid[i]));
-        stream.push(ev.map_or(f64::NAN, |i| f.stream[i] as f64));
+        s_cat.push(ev.map(|i| r.strings.get(f.cat(r, i)).to_string()).unwrap_or_default());
+        pid.push(ev.map(|i| f.pid(r, i)));
+        tid.push(ev.map(|i| f.tid(r, i)));
+        stream.push(ev.map_or(f64::NAN, |i| f.stream(r, i) as f64));
         s_name.push(row.name.clone());
         start.push(g.nodes[edge.src as usize].ts);
         end.push(g.nodes[edge.dst as usize].ts);
@@ -457,8 +457,8 @@ fn path_rows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<PathRow> {
         .map(|&e| {
             let edge = &cp.graph.edges[e as usize];
             let ev = edge.event.map(|x| x as usize);
-            let name = ev.map(|i| shorten_name(r.strings.get(f.name[i]))).unwrap_or_default();
-            PathRow { bound_by: bound_by(edge.kind, ev.map(|i| f.stream[i]), &name), name, weight: cp.weight(e) }
+            let name = ev.map(|i| shorten_name(r.strings.get(f.name(r, i)))).unwrap_or_default();
+            PathRow { bound_by: bound_by(edge.kind, ev.map(|i| f.stream(r, i)), &name), name, weight: cp.weight(e) }
         })
         .collect()
 }
@@ -502,17 +502,17 @@ fn by_event_table(cp: &CriticalPath, rows: &[PathRow]) -> Table {
 }
 
 /// `critical_path_graph_edges`: every edge in event terms.
-fn edges_table(cp: &CriticalPath, f: &HtaFrame) -> Table {
+fn edges_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Table {
     let g = &cp.graph;
     let on_path: rustc_hash::FxHashSet<u32> = cp.path.iter().copied().collect();
     let node = |n: u32| g.nodes[n as usize];
     let b = |v: bool| if v { "True" } else { "False" }.to_string();
     let e = &g.edges;
     let mut t = Table::new("critical_path_graph_edges")
-        .with("src_event", Unit::None, Values::Int(e.iter().map(|x| i64::from(f.index[node(x.src).row as usize])).collect()))
+        .with("src_event", Unit::None, Values::Int(e.iter().map(|x| i64::from(f.index(r, node(x.src).row as usize))).collect()))
         .with("src_is_start", Unit::None, Values::Str(e.iter().map(|x| b(node(x.src).start)).collect()))
         .with("src_ts", Unit::Us, us_col(e.iter().map(|x| node(x.src).ts)))
-        .with("dst_event", Unit::None, Values::Int(e.iter().map(|x| i64::from(f.index[node(x.dst).row as usize])).collect()))
+        .with("dst_event", Unit::None, Values::Int(e.iter().map(|x| i64::from(f.index(r, node(x.dst).row as usize))).collect()))
         .with("dst_is_start", Unit::None, Values::Str(e.iter().map(|x| b(node(x.dst).start)).collect()))
         .with("dst_ts", Unit::Us, us_col(e.iter().map(|x| node(x.dst).ts)))
         .with("type", Unit::None, Values::Str(e.iter().map(|x| x.kind.hta_name()).collect()))
@@ -520,7 +520,7 @@ fn edges_table(cp: &CriticalPath, f: &HtaFrame) -> Table {
         .with(
             "attributed_event",
             Unit::None,
-            Values::Float(e.iter().map(|x| x.event.map_or(f64::NAN, |i| f64::from(f.index[i as usize]))).collect()),
+            Values::Float(e.iter().map(|x| x.event.map_or(f64::NAN, |i| f64::from(f.index(r, i as usize)))).collect()),
         )
         .with("on_critical_path", Unit::None, Values::Str((0..e.len() as u32).map(|i| b(on_path.contains(&i))).collect()));
     t.sort_canonical(&["src_ts"]);
@@ -567,7 +567,7 @@ fn flows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<Flow> {
 /// `critical_path_overlay_flows`.
 fn flows_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow]) -> Table {
     let ids = |sel: &dyn Fn(&Flow) -> usize, tid: bool| -> Values {
-        Values::Str(Texts::by_key(flows.iter().map(|x| if tid { f.tid[sel(x)] } else { f.pid[sel(x)] }), |i| r.id_text(i)))
+        Values::Str(Texts::by_key(flows.iter().map(|x| if tid { f.tid(r, sel(x)) } else { f.pid(r, sel(x)) }), |i| r.id_text(i)))
     };
     let mut t = Table::new("critical_path_overlay_flows")
         .with("cat", Unit::None, Values::Str(flows.iter().map(|x| cp.graph.edges[x.edge as usize].kind.hta_name()).collect()))
@@ -602,7 +602,7 @@ fn overlay(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow], only_
     let mut critical_indexes: Vec<u32> = Vec::with_capacity(events.len());
     for &row in &events {
         marks.insert(f.row[row as usize], vec![("critical".into(), serde_json::Value::from(1))]);
-        critical_indexes.push(f.index[row as usize]);
+        critical_indexes.push(f.index(r, row as usize));
     }
     critical_indexes.sort_unstable();
     critical_indexes.dedup();
@@ -611,8 +611,8 @@ fn overlay(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, flows: &[Flow], only_
         for (start, (row, ts)) in [(true, x.src), (false, x.dst)] {
             flow_events.push(FlowEvent {
                 id: id as u64,
-                pid: f.pid[row],
-                tid: f.tid[row],
+                pid: f.pid(r, row),
+                tid: f.tid(r, row),
                 ts_us: ts,
                 start,
                 name: "critical_path".into(),

@@ -61,7 +61,7 @@ pub struct CuptiKernel {
 /// Whether the row is a range-profiler event (HTA: the category text).
 fn is_range(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
     if hta {
-        r.strings.get(f.cat[i]) == RANGE_CAT
+        r.strings.get(f.cat(r, i)) == RANGE_CAT
     } else {
         r.events.kind[f.row[i] as usize] == Kind::CudaProfilerRange
     }
@@ -75,7 +75,9 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
     by_ts(&mut ranges);
     let mut launches: Vec<usize> = if hta {
         (0..f.len())
-            .filter(|&i| r.strings.get(f.cat[i]).starts_with("cuda_runtime") && r.strings.get(f.name[i]).starts_with("cudaLaunchKernel"))
+            .filter(|&i| {
+                r.strings.get(f.cat(r, i)).starts_with("cuda_runtime") && r.strings.get(f.name(r, i)).starts_with("cudaLaunchKernel")
+            })
             .collect()
     } else {
         launch_calls(f, r, false)
@@ -87,7 +89,7 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
     let stacks = CallStacks::build(f, r).map_err(|e| {
         format!("zero- and negative-length events meet at event index {}: HTA 0.5.0 raises ValueError building its call graph", e.index)
     })?;
-    let is_op = |i: usize| if hta { r.strings.get(f.cat[i]) == "cpu_op" } else { r.events.kind[f.row[i] as usize] == Kind::CpuOp };
+    let is_op = |i: usize| if hta { r.strings.get(f.cat(r, i)) == "cpu_op" } else { r.events.kind[f.row[i] as usize] == Kind::CpuOp };
     let mut out = Vec::with_capacity(ranges.len());
     for (&range_row, &launch_row) in ranges.iter().zip(&launches) {
         let mut ops: Vec<usize> = stacks.ancestors(launch_row).filter(|&a| is_op(a)).collect();
@@ -97,10 +99,10 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
         if ops.is_empty() && hta {
             return Err(format!(
                 "launch at event index {} has no enclosing cpu_op: HTA 0.5.0 raises IndexError: list index out of range",
-                f.index[launch_row]
+                f.index(r, launch_row)
             ));
         }
-        out.push(CuptiKernel { range_row, launch_row, op_stack: ops.iter().map(|&a| r.strings.get(f.name[a]).to_string()).collect() });
+        out.push(CuptiKernel { range_row, launch_row, op_stack: ops.iter().map(|&a| r.strings.get(f.name(r, a)).to_string()).collect() });
     }
     Ok(Ok(out))
 }
@@ -183,7 +185,7 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
 fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Table {
     let ints = |g: &dyn Fn(usize) -> i64| Values::Int(kernels.iter().map(|k| g(k.range_row)).collect());
     let strs = |g: &dyn Fn(&CuptiKernel) -> String| Values::Str(kernels.iter().map(g).collect());
-    let name = |i: usize| r.strings.get(f.name[i]).to_string();
+    let name = |i: usize| r.strings.get(f.name(r, i)).to_string();
     let mut t = Table::new(&format!("cupti_counter_data_with_operators__rank{}", f.rank));
     if hta {
         let num = |g: &dyn Fn(usize) -> f64| -> Values {
@@ -201,15 +203,15 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             ints(&|i| f.iteration(i).unwrap_or(-1))
         };
         t = t
-            .with("index", Unit::None, ints(&|i| i64::from(f.index[i])))
-            .with("cat", Unit::None, strs(&|k| r.strings.get(f.cat[k.range_row]).to_string()))
+            .with("index", Unit::None, ints(&|i| i64::from(f.index(r, i))))
+            .with("cat", Unit::None, strs(&|k| r.strings.get(f.cat(r, k.range_row)).to_string()))
             .with("name", Unit::None, strs(&|k| name(k.range_row)))
-            .with("pid", Unit::None, strs(&|k| r.id_text(f.pid[k.range_row])))
-            .with("tid", Unit::None, strs(&|k| r.id_text(f.tid[k.range_row])))
+            .with("pid", Unit::None, strs(&|k| r.id_text(f.pid(r, k.range_row))))
+            .with("tid", Unit::None, strs(&|k| r.id_text(f.tid(r, k.range_row))))
             .with("ts", Unit::Us, ints(&|i| f.ts(i)))
-            .with("dur", Unit::Us, num(&|i| f.dur[i]))
-            .with("stream", Unit::None, ints(&|i| f.stream[i]))
-            .with("correlation", Unit::None, ints(&|i| f.correlation[i]))
+            .with("dur", Unit::Us, num(&|i| f.dur(i)))
+            .with("stream", Unit::None, ints(&|i| f.stream(r, i)))
+            .with("correlation", Unit::None, ints(&|i| f.correlation(r, i)))
             .with("bytes", Unit::Bytes, ints(&|i| f.bytes(r, i)))
             .with("memory_bw_gbps", Unit::None, Values::Float(kernels.iter().map(|k| f.memory_bw_gbps(r, k.range_row)).collect()))
             .with("wait_on_stream", Unit::None, ints(&|i| f.wait_on_stream(r, i)))
@@ -232,14 +234,14 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("last_kernel_end", Unit::Us, consts(-1.0));
     } else {
         t = t
-            .with("index", Unit::None, ints(&|i| i64::from(f.index[i])))
+            .with("index", Unit::None, ints(&|i| i64::from(f.index(r, i))))
             .with("name", Unit::None, strs(&|k| name(k.range_row)))
             .with("ts", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.ts_ns[k.range_row])).collect()))
             .with("dur", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.dur_ns[k.range_row])).collect()))
             .with("launch", Unit::None, strs(&|k| name(k.launch_row)));
     }
     t = t
-        .with("index_runtime", Unit::None, Values::Int(kernels.iter().map(|k| i64::from(f.index[k.launch_row])).collect()))
+        .with("index_runtime", Unit::None, Values::Int(kernels.iter().map(|k| i64::from(f.index(r, k.launch_row))).collect()))
         .with("op_stack", Unit::None, strs(&|k| py_json_list(&k.op_stack)))
         .with("top_level_op", Unit::None, strs(&|k| k.op_stack.first().cloned().unwrap_or_default()))
         .with("bottom_level_op", Unit::None, strs(&|k| k.op_stack.last().cloned().unwrap_or_default()));

@@ -76,7 +76,10 @@ pub struct HtaFrames {
     pub ranks: Vec<HtaFrame>,
 }
 
-/// One rank's DataFrame, one `Vec` per column, in HTA's row order. Times are µs.
+/// One rank's DataFrame in HTA's row order: the model row of each frame row, and the columns
+/// HTA computes. Columns that are the model's own (`index`, `cat`, `name`, `pid`, `tid`,
+/// `stream`, `correlation`, the args) are read through the model row by accessors taking the
+/// rank ([`HtaFrame::name`], ...), not copied: 36 bytes a row instead of 92.
 #[derive(Debug, Clone, Default)]
 pub struct HtaFrame {
     /// Rank number.
@@ -89,23 +92,11 @@ pub struct HtaFrame {
     pub iteration_is_float: bool,
     /// The model row of each frame row (a GPU row repeated by §1.9 appears several times).
     pub row: Vec<EventId>,
-    /// `index`: position of the event in the file's event array.
-    pub index: Vec<u32>,
-    /// `cat` (string in the rank's interner).
-    pub cat: Vec<StrId>,
-    /// `name` (string in the rank's interner; full name, not shortened).
-    pub name: Vec<StrId>,
-    /// `pid`: index into [`RankTrace::ids`]; printed with [`RankTrace::id_text`].
-    pub pid: Vec<u32>,
-    /// `tid`: index into [`RankTrace::ids`].
-    pub tid: Vec<u32>,
     /// Start, ns, relative to the earliest start of all ranks: `ts` × 1000 (HTA), or the exact
     /// start (`exact`).
     pub ts_ns: Vec<i64>,
     /// Duration, ns: HTA's `dur` × 1000 (exact for the file's decimals), or the exact duration.
     pub dur_ns: Vec<i64>,
-    /// `dur`, µs, the value HTA holds (integral unless `dur_is_float` and not rounded).
-    pub dur: Vec<f64>,
     /// µs subtracted from `ts` by the alignment (§1.8; 0 before it): `ts` and `end`
     /// ([`HtaFrame::ts`], [`HtaFrame::end`]) are computed from the ns columns, not stored.
     pub ts_shift_us: i64,
@@ -113,10 +104,6 @@ pub struct HtaFrame {
     pub ts_shift_ns: i64,
     /// `end` is the aligned exact end (`exact` frames, once aligned) instead of HTA's stale one.
     pub end_exact: bool,
-    /// `stream` (−1 when absent or not an integer).
-    pub stream: Vec<i64>,
-    /// `correlation` (−1 when absent).
-    pub correlation: Vec<i64>,
     /// `index_correlation`: −1 no link, 0 correlated but no partner, else the partner's `index`.
     pub index_correlation: Vec<i64>,
     /// `iteration` ([`HtaFrame::iteration`]), [`NAN_ITERATION`] for HTA's NaN.
@@ -127,11 +114,11 @@ pub struct HtaFrame {
 pub struct ByIndex(Vec<u32>);
 
 impl ByIndex {
-    /// The lookup of frame `f`.
-    pub fn new(f: &HtaFrame) -> ByIndex {
-        let mut first = vec![u32::MAX; f.index.iter().max().map_or(0, |&m| m as usize + 1)];
+    /// The lookup of frame `f` of rank `r`.
+    pub fn new(f: &HtaFrame, r: &RankTrace) -> ByIndex {
+        let mut first = vec![u32::MAX; (0..f.len()).map(|i| f.index(r, i)).max().map_or(0, |m| m as usize + 1)];
         for i in (0..f.len()).rev() {
-            first[f.index[i] as usize] = i as u32;
+            first[f.index(r, i) as usize] = i as u32;
         }
         ByIndex(first)
     }
@@ -184,8 +171,9 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     for (f, r) in frames.iter().zip(&trace.ranks) {
         // each string the frame uses, tested once
         let mut used = vec![false; r.strings.len()];
-        for &s in f.cat.iter().chain(&f.name) {
-            used[s.0 as usize] = true;
+        for &e in &f.row {
+            used[r.events.cat[e as usize].0 as usize] = true;
+            used[r.events.name[e as usize].0 as usize] = true;
         }
         symbols.extend(r.strings.iter().zip(used).filter(|(text, used)| *used && text.contains("ProfilerStep")).map(|(text, _)| text));
     }
@@ -258,25 +246,7 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     } else {
         (gather(&rows, |e| times(e).0 * 1000), gather(&rows, |e| ev.dur[e]))
     };
-    let mut f = HtaFrame {
-        rank: r.rank,
-        rounded,
-        dur_is_float,
-        index: gather(&rows, |e| ev.index[e]),
-        cat: gather(&rows, |e| ev.cat[e]),
-        name: gather(&rows, |e| ev.name[e]),
-        pid: gather(&rows, |e| ev.pid[e]),
-        tid: gather(&rows, |e| ev.tid[e]),
-        ts_ns,
-        dur_ns,
-        dur: gather(&rows, |e| times(e).1),
-        stream: gather(&rows, |e| ev.stream[e]),
-        // HTA reads only the exact keys `correlation`, `External id`, `bytes` (SPEC §1.2 step 7);
-        // our reader also accepts other spellings and flags them.
-        correlation: gather(&rows, |e| if ev.flags[e] & flags::CORRELATION_ALT_KEY != 0 { -1 } else { ev.correlation[e] }),
-        row: rows,
-        ..Default::default()
-    };
+    let mut f = HtaFrame { rank: r.rank, rounded, dur_is_float, ts_ns, dur_ns, row: rows, ..Default::default() };
     let partner;
     (f.index_correlation, partner) = index_correlation(&f, r);
     f.iterations = iteration(&f, r, exact, &partner).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
@@ -291,23 +261,23 @@ fn gather<T>(rows: &[EventId], value: impl Fn(usize) -> T) -> Vec<T> {
 
 /// `(correlation, row)` of the frame rows with a correlation (not −1), by correlation then row
 /// (`links::keyed_rows`): its groups of equal correlations replace hash maps of a million entries.
-fn by_correlation(f: &HtaFrame) -> Vec<(i64, EventId)> {
-    crate::model::links::keyed_rows(f.len(), |i| (f.correlation[i] != -1).then_some(f.correlation[i]))
+fn by_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<(i64, EventId)> {
+    crate::model::links::keyed_rows(f.len(), |i| Some(f.correlation(r, i)).filter(|&c| c != -1))
 }
 
 /// `transform_correlation_to_index` (§1.5): the column, and each row's partner (the row whose
 /// `index` it holds; `u32::MAX` for none).
 fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<i64>, Vec<u32>) {
-    let mut ic: Vec<i64> = f.correlation.iter().map(|&c| c.min(0)).collect();
+    let mut ic: Vec<i64> = (0..f.len()).map(|i| f.correlation(r, i).min(0)).collect();
     let mut partner = vec![u32::MAX; f.len()];
     let gpu = gpu_kernel_rows(f, r);
     // per correlation, the last CPU and the last GPU row (row order); each row takes the other side's
-    for group in by_correlation(f).chunk_by(|a, b| a.0 == b.0) {
+    for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
         let last = |side: bool| group.iter().rev().map(|&(_, i)| i).find(|&i| gpu[i as usize] == side);
         let (last_cpu, last_gpu) = (last(false), last(true));
         for &(_, i) in group {
             if let Some(j) = if gpu[i as usize] { last_cpu } else { last_gpu } {
-                ic[i as usize] = i64::from(f.index[j as usize]);
+                ic[i as usize] = i64::from(f.index(r, j as usize));
                 partner[i as usize] = j;
             }
         }
@@ -324,21 +294,21 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
     // Exact: the same in ns (times not yet aligned; windows and rows shift alike).
     let steps: Vec<(i64, i64, i64)> = (0..f.len())
         .filter_map(|i| {
-            let num = number[f.name[i].0 as usize]?;
+            let num = number[f.name(r, i).0 as usize]?;
             Some(if exact {
                 (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], num)
             } else {
-                (f.ts(i), (f.ts(i) as f64 + f.dur[i]).ceil() as i64, num)
+                (f.ts(i), (f.ts(i) as f64 + f.dur(i)).ceil() as i64, num)
             })
         })
         .collect();
     let first = if exact {
-        cpu_iterations(f, &f.ts_ns, &steps)
+        cpu_iterations(f, r, &f.ts_ns, &steps)
     } else {
-        cpu_iterations(f, &(0..f.len()).map(|i| f.ts(i)).collect::<Vec<_>>(), &steps)
+        cpu_iterations(f, r, &(0..f.len()).map(|i| f.ts(i)).collect::<Vec<_>>(), &steps)
     };
     (0..f.len())
-        .map(|i| match f.stream[i] {
+        .map(|i| match f.stream(r, i) {
             s if s < 0 => first[i],
             0 => None,
             _ => {
@@ -356,9 +326,9 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
 
 /// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
 /// the row's `ts`, else −1; `None` for other rows (HTA loops over every step for every row).
-fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
+fn cpu_iterations(f: &HtaFrame, r: &RankTrace, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
     let mut windows = crate::model::windows::Windows::new(steps);
-    (0..f.len()).map(|i| (f.stream[i] < 0).then(|| windows.at(start[i]).unwrap_or(-1))).collect()
+    (0..f.len()).map(|i| (f.stream(r, i) < 0).then(|| windows.at(start[i]).unwrap_or(-1))).collect()
 }
 
 /// Per frame row, whether it is a GPU kernel: HTA's `GPUKernelFilter` (§1.4), `(stream >= 0 &
@@ -366,14 +336,14 @@ fn cpu_iterations(f: &HtaFrame, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec
 /// once per row.
 pub fn gpu_kernel_rows(f: &HtaFrame, r: &RankTrace) -> Vec<bool> {
     let sync: Vec<bool> = r.strings.iter().map(|s| s == "Event Sync" || s == "Context Sync").collect();
-    (0..f.len()).map(|i| (f.stream[i] >= 0 && f.correlation[i] >= 0) || sync[f.name[i].0 as usize]).collect()
+    (0..f.len()).map(|i| (f.stream(r, i) >= 0 && f.correlation(r, i) >= 0) || sync[f.name(r, i).0 as usize]).collect()
 }
 
 /// [`gpu_kernel_rows`], and the other rows whose name contains `ProfilerStep`.
 fn gpu_and_steps(f: &HtaFrame, r: &RankTrace) -> (Vec<bool>, Vec<usize>) {
     let gpu = gpu_kernel_rows(f, r);
     let step: Vec<bool> = r.strings.iter().map(|s| s.contains("ProfilerStep")).collect();
-    let steps: Vec<usize> = (0..f.len()).filter(|&i| !gpu[i] && step[f.name[i].0 as usize]).collect();
+    let steps: Vec<usize> = (0..f.len()).filter(|&i| !gpu[i] && step[f.name(r, i).0 as usize]).collect();
     (gpu, steps)
 }
 
@@ -390,11 +360,11 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
     };
     let mut cpu_per_corr: rustc_hash::FxHashMap<i64, usize> = Default::default();
     for &i in &cpu {
-        *cpu_per_corr.entry(f.correlation[i]).or_default() += 1;
+        *cpu_per_corr.entry(f.correlation(r, i)).or_default() += 1;
     }
     let mut order = Vec::with_capacity(n);
     for i in (0..n).filter(|&i| gpu[i]) {
-        let k = cpu_per_corr.get(&f.correlation[i]).copied().unwrap_or(0);
+        let k = cpu_per_corr.get(&f.correlation(r, i)).copied().unwrap_or(0);
         order.extend(std::iter::repeat_n(i, k));
     }
     order.extend(cpu);
@@ -413,7 +383,7 @@ fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Ve
     let cpu_kept = |i: usize| !gpu[i] && f.ts_ns[i] < limit;
     // GPU rows with a correlation: kept when a kept CPU row has it too
     let mut gpu_kept = vec![false; n];
-    for group in by_correlation(f).chunk_by(|a, b| a.0 == b.0) {
+    for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
         if group.iter().any(|&(_, i)| cpu_kept(i as usize)) {
             for &(_, i) in group {
                 gpu_kept[i as usize] = gpu[i as usize];
@@ -421,7 +391,7 @@ fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Ve
         }
     }
     (0..n)
-        .filter(|&i| match (gpu[i], f.correlation[i]) {
+        .filter(|&i| match (gpu[i], f.correlation(r, i)) {
             (false, _) => cpu_kept(i),
             (true, -1) => f.ts_ns[i] < limit,
             (true, _) => gpu_kept[i],
@@ -452,7 +422,54 @@ impl HtaFrame {
         if self.end_exact {
             super::units::us(self.ts_ns[i] + self.dur_ns[i])
         } else {
-            (self.ts(i) + self.ts_shift_us) as f64 + self.dur[i]
+            (self.ts(i) + self.ts_shift_us) as f64 + self.dur(i)
+        }
+    }
+
+    /// `dur` of row `i`, µs: the float64 HTA holds (integral unless `dur_is_float` and not
+    /// rounded), the correctly rounded `dur_ns / 1000`.
+    pub fn dur(&self, i: usize) -> f64 {
+        ns_to_us_f64(self.dur_ns[i])
+    }
+
+    /// `index` of row `i` of rank `r`'s frame: the position of its event in the file's event array.
+    pub fn index(&self, r: &RankTrace, i: usize) -> u32 {
+        r.events.index[self.row[i] as usize]
+    }
+
+    /// `cat` of row `i` (a string of `r`).
+    pub fn cat(&self, r: &RankTrace, i: usize) -> StrId {
+        r.events.cat[self.row[i] as usize]
+    }
+
+    /// `name` of row `i` (a string of `r`; the full name, not shortened).
+    pub fn name(&self, r: &RankTrace, i: usize) -> StrId {
+        r.events.name[self.row[i] as usize]
+    }
+
+    /// `pid` of row `i`: an index into [`RankTrace::ids`], printed with [`RankTrace::id_text`].
+    pub fn pid(&self, r: &RankTrace, i: usize) -> u32 {
+        r.events.pid[self.row[i] as usize]
+    }
+
+    /// `tid` of row `i`: an index into [`RankTrace::ids`].
+    pub fn tid(&self, r: &RankTrace, i: usize) -> u32 {
+        r.events.tid[self.row[i] as usize]
+    }
+
+    /// `stream` of row `i` (−1 when absent or not an integer).
+    pub fn stream(&self, r: &RankTrace, i: usize) -> i64 {
+        r.events.stream[self.row[i] as usize]
+    }
+
+    /// `correlation` of row `i` (−1 when absent). HTA reads only the exact key `correlation`
+    /// (SPEC §1.2 step 7); our reader also accepts other spellings and flags them.
+    pub fn correlation(&self, r: &RankTrace, i: usize) -> i64 {
+        let e = self.row[i] as usize;
+        if r.events.flags[e] & flags::CORRELATION_ALT_KEY != 0 {
+            -1
+        } else {
+            r.events.correlation[e]
         }
     }
 
@@ -514,16 +531,8 @@ impl HtaFrame {
             }
         }
         pick(&mut self.row, order, in_place);
-        pick(&mut self.index, order, in_place);
-        pick(&mut self.cat, order, in_place);
-        pick(&mut self.name, order, in_place);
-        pick(&mut self.pid, order, in_place);
-        pick(&mut self.tid, order, in_place);
         pick(&mut self.ts_ns, order, in_place);
         pick(&mut self.dur_ns, order, in_place);
-        pick(&mut self.dur, order, in_place);
-        pick(&mut self.stream, order, in_place);
-        pick(&mut self.correlation, order, in_place);
         pick(&mut self.index_correlation, order, in_place);
         pick(&mut self.iterations, order, in_place);
     }
@@ -534,7 +543,7 @@ impl HtaFrame {
 /// pandas `to_csv` prints HTA's dtypes (float64 as Python `repr`, NaN and unknown values empty).
 pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
     let mut order: Vec<usize> = (0..f.len()).collect();
-    order.sort_by_key(|&i| f.index[i]);
+    order.sort_by_key(|&i| f.index(r, i));
     let mut out = CSV_COLUMNS.join(",");
     out.push('\n');
     let num = |x: f64, float: bool| if float { python_float_repr(x) } else { format!("{}", x as i64) };
@@ -548,16 +557,16 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
         let _ = writeln!(
             out,
             "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-            f.index[i],
-            csv_field(r.strings.get(f.cat[i])),
-            csv_field(r.strings.get(f.name[i])),
-            csv_field(&r.id_text(f.pid[i])),
-            csv_field(&r.id_text(f.tid[i])),
+            f.index(r, i),
+            csv_field(r.strings.get(f.cat(r, i))),
+            csv_field(r.strings.get(f.name(r, i))),
+            csv_field(&r.id_text(f.pid(r, i))),
+            csv_field(&r.id_text(f.tid(r, i))),
             f.ts(i),
-            num(f.dur[i], f.dur_is_float),
+            num(f.dur(i), f.dur_is_float),
             num(f.end(i), f.dur_is_float),
-            f.stream[i],
-            f.correlation[i],
+            f.stream(r, i),
+            f.correlation(r, i),
             f.index_correlation[i],
             it,
             f.external_id(r, i),

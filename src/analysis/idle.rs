@@ -105,11 +105,11 @@ impl StreamIdle {
 /// memcpy, memset, MTIA device op (HTA compares the raw category strings; without `--hta` the
 /// category's kind, which also covers other spellings).
 fn is_kernel(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
-    if f.stream[i] == -1 {
+    if f.stream(r, i) == -1 {
         return false;
     }
     if hta {
-        matches!(r.strings.get(f.cat[i]), "kernel" | "Kernel" | "gpu_memset" | "Memset" | "gpu_memcpy" | "Memcpy" | "mtia_ccp_events")
+        matches!(r.strings.get(f.cat(r, i)), "kernel" | "Kernel" | "gpu_memset" | "Memset" | "gpu_memcpy" | "Memcpy" | "mtia_ccp_events")
     } else {
         matches!(r.events.kind[f.row[i] as usize], Kind::Kernel | Kind::Memcpy | Kind::Memset | Kind::MtiaDeviceOp)
     }
@@ -124,7 +124,7 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
     let mut ts_of_index: rustc_hash::FxHashMap<i64, i64> = Default::default();
     if hta {
         for i in (0..f.len()).rev() {
-            ts_of_index.insert(i64::from(f.index[i]), f.ts_ns[i]);
+            ts_of_index.insert(i64::from(f.index(r, i)), f.ts_ns[i]);
         }
     }
     let launcher = (!hta).then(|| ctx.launchers(pos));
@@ -139,8 +139,8 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
         None => {
             let mut seen = Vec::new();
             for &k in &kernels {
-                if !seen.contains(&f.stream[k]) {
-                    seen.push(f.stream[k]);
+                if !seen.contains(&f.stream(r, k)) {
+                    seen.push(f.stream(r, k));
                 }
             }
             seen
@@ -149,7 +149,7 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
     all_streams
         .into_iter()
         .map(|stream| {
-            let mut s: Vec<usize> = kernels.iter().copied().filter(|&k| f.stream[k] == stream).collect();
+            let mut s: Vec<usize> = kernels.iter().copied().filter(|&k| f.stream(r, k) == stream).collect();
             s.sort_by_key(|&k| f.ts_ns[k]);
             let mut out = StreamIdle { rank: f.rank, stream, ..Default::default() };
             let mut prev_end: Option<i64> = None;
@@ -196,7 +196,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             report.notes.push(format!("rank {} has no kernels", f.rank));
         }
         for &stream in streams.iter().flatten() {
-            if !(0..f.len()).any(|i| f.stream[i] == stream && is_kernel(f, r, i, ctx.hta)) {
+            if !(0..f.len()).any(|i| f.stream(r, i) == stream && is_kernel(f, r, i, ctx.hta)) {
                 report.notes.push(format!("rank {}: stream {stream} has no kernels", f.rank));
             }
         }

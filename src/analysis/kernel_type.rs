@@ -77,7 +77,9 @@ pub fn kernel_type(name: &str, kind: Kind, hta: bool) -> KernelType {
 /// [`kernel_type`] of frame row `i`, HTA's name rule applied once per distinct name (`memo`
 /// keeps the answers; one map per frame).
 pub(crate) fn row_kernel_type(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool, memo: &mut FxHashMap<StrId, KernelType>) -> KernelType {
-    typed(r.events.kind[f.row[i] as usize], hta, || *memo.entry(f.name[i]).or_insert_with(|| hta_kernel_type(r.strings.get(f.name[i]))))
+    typed(r.events.kind[f.row[i] as usize], hta, || {
+        *memo.entry(f.name(r, i)).or_insert_with(|| hta_kernel_type(r.strings.get(f.name(r, i))))
+    })
 }
 
 /// The rule of [`kernel_type`], the type by name asked only when needed.
@@ -105,7 +107,7 @@ pub fn memory_kernel_type(name: &str) -> String {
 /// HTA, `cuda_sync` events). Without `--hta`, synchronisation events are not GPU work and are
 /// left out (SPEC §5.4: HTA counts a `Context Sync` as busy GPU time).
 pub fn gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<usize> {
-    (0..f.len()).filter(|&i| f.stream[i] != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)).collect()
+    (0..f.len()).filter(|&i| f.stream(r, i) != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)).collect()
 }
 
 /// GPU rows of `f` with their kernel type (shared with [`super::overlap`]).
@@ -117,7 +119,7 @@ pub(crate) fn typed_gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<(usi
 /// `[ts, ts + dur)` as HTA holds it: µs floats (`ts` whole µs, `dur` as parsed or rounded).
 pub(crate) fn hta_interval(f: &HtaFrame, i: usize) -> (f64, f64) {
     let ts = f.ts(i) as f64;
-    (ts, ts + f.dur[i])
+    (ts, ts + f.dur(i))
 }
 
 #[cfg(test)]

@@ -227,7 +227,7 @@ pub fn gpu_kernel_breakdown(ctx: &Context<'_>, opts: &KernelOptions) -> KernelBr
             *state_time.entry(label).or_default() += t;
         }
         for (k, &t) in types.iter().enumerate() {
-            let events: Vec<(&str, i64)> = rows_of(t).map(|i| (r.strings.get(f.name[i]), f.dur_ns[i])).collect();
+            let events: Vec<(&str, i64)> = rows_of(t).map(|i| (r.strings.get(f.name(r, i)), f.dur_ns[i])).collect();
             if !events.is_empty() {
                 per_type[k].push((t, f.rank, aggregate_by_name(&events, &fold, ctx.hta)));
             }

@@ -80,22 +80,23 @@ pub fn launch_stats(f: &HtaFrame, r: &RankTrace, hta: bool, include_memory: bool
 
 fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<LaunchStat> {
     let wanted = |name: &str| HTA_LAUNCHES.contains(&name) || (include_memory && HTA_MEMORY.contains(&name));
-    let ids: rustc_hash::FxHashSet<i64> = (0..f.len()).filter(|&i| wanted(r.strings.get(f.name[i]))).map(|i| f.correlation[i]).collect();
+    let ids: rustc_hash::FxHashSet<i64> =
+        (0..f.len()).filter(|&i| wanted(r.strings.get(f.name(r, i)))).map(|i| f.correlation(r, i)).collect();
     let mut gpu: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
-    for i in (0..f.len()).filter(|&i| f.stream[i] != -1 && ids.contains(&f.correlation[i])) {
-        gpu.entry(f.correlation[i]).or_default().push(i);
+    for i in (0..f.len()).filter(|&i| f.stream(r, i) != -1 && ids.contains(&f.correlation(r, i))) {
+        gpu.entry(f.correlation(r, i)).or_default().push(i);
     }
     let mut out = Vec::new();
-    for c in (0..f.len()).filter(|&i| f.stream[i] == -1 && ids.contains(&f.correlation[i])) {
-        for &g in gpu.get(&f.correlation[c]).map(Vec::as_slice).unwrap_or_default() {
+    for c in (0..f.len()).filter(|&i| f.stream(r, i) == -1 && ids.contains(&f.correlation(r, i))) {
+        for &g in gpu.get(&f.correlation(r, c)).map(Vec::as_slice).unwrap_or_default() {
             // pandas: (ts_y - ts_x) in int64, then - dur_x, then clip(lower=0)
-            let delay = (f.ts(g) - f.ts(c)) as f64 - f.dur[c];
+            let delay = (f.ts(g) - f.ts(c)) as f64 - f.dur(c);
             out.push(LaunchStat {
-                correlation: f.correlation[c],
+                correlation: f.correlation(r, c),
                 cpu_row: c,
                 gpu_row: g,
-                cpu_duration: f.dur[c],
-                gpu_duration: f.dur[g],
+                cpu_duration: f.dur(c),
+                gpu_duration: f.dur(g),
                 launch_delay: delay.max(0.0),
             });
         }
@@ -107,10 +108,10 @@ fn exact_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<
     let gpu = GpuOpsByCorrelation::new(f, r);
     let mut out = Vec::new();
     for c in launch_calls(f, r, include_memory) {
-        for g in gpu.get(f.correlation[c]) {
+        for g in gpu.get(f.correlation(r, c)) {
             let delay = (f.ts_ns[g] - f.ts_ns[c] - f.dur_ns[c]).max(0);
             out.push(LaunchStat {
-                correlation: f.correlation[c],
+                correlation: f.correlation(r, c),
                 cpu_row: c,
                 gpu_row: g,
                 cpu_duration: us(f.dur_ns[c]),
@@ -165,7 +166,7 @@ fn run(ctx: &Context<'_>, p: &Params) -> Result<Report, AnalysisError> {
     let mut report = Report::default();
     for (f, r) in ctx.ranks() {
         let stats = launch_stats(f, r, ctx.hta, include_memory);
-        let name = |i: usize| r.strings.get(f.name[i]);
+        let name = |i: usize| r.strings.get(f.name(r, i));
         // HTA keeps pandas' dtypes: int µs when the trace's `dur` column is integral
         let col = |g: fn(&LaunchStat) -> f64| {
             if ctx.hta && !f.dur_is_float {
@@ -211,7 +212,7 @@ fn outliers(f: &HtaFrame, r: &RankTrace, stats: &[LaunchStat], runtime_cutoff: f
         (true, false) => "runtime",
         _ => "launch_delay",
     };
-    let name = |i: usize| r.strings.get(f.name[i]);
+    let name = |i: usize| r.strings.get(f.name(r, i));
     Table::new(&format!("cuda_kernel_launch_outliers__rank{}", f.rank))
         .with("correlation", Unit::None, Values::Int(rows.iter().map(|s| s.correlation).collect()))
         .with("outlier", Unit::None, Values::Str(rows.iter().map(|s| reason(s)).collect()))

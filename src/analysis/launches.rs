@@ -102,17 +102,17 @@ pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<us
     let mut launcher: FxHashMap<i64, usize> = FxHashMap::default();
     let mut calls = Vec::new();
     for i in 0..f.len() {
-        if f.stream[i] != -1 || !launch_name[f.name[i].0 as usize] {
+        if f.stream(r, i) != -1 || !launch_name[f.name(r, i).0 as usize] {
             continue;
         }
         if kind(i) == Kind::Driver && inside_runtime_launch(i) {
             continue;
         }
-        if f.correlation[i] < 0 {
+        if f.correlation(r, i) < 0 {
             calls.push(i);
             continue;
         }
-        let slot = launcher.entry(f.correlation[i]).or_insert(i);
+        let slot = launcher.entry(f.correlation(r, i)).or_insert(i);
         if kind(*slot) == Kind::Driver && kind(i) != Kind::Driver {
             *slot = i;
         }
@@ -130,8 +130,8 @@ impl GpuOpsByCorrelation {
     /// The GPU operations of frame `f`.
     pub fn new(f: &HtaFrame, r: &RankTrace) -> GpuOpsByCorrelation {
         let mut v: Vec<(i64, usize)> = (0..f.len())
-            .filter(|&i| f.stream[i] != -1 && f.correlation[i] >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync)
-            .map(|i| (f.correlation[i], i))
+            .filter(|&i| f.stream(r, i) != -1 && f.correlation(r, i) >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync)
+            .map(|i| (f.correlation(r, i), i))
             .collect();
         v.sort_unstable();
         GpuOpsByCorrelation(v)

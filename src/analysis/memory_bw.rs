@@ -83,11 +83,11 @@ impl RankBw {
 pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> {
     let mut memo = FxHashMap::default();
     let ops: Vec<usize> =
-        (0..f.len()).filter(|&i| f.stream[i] != -1 && row_kernel_type(f, r, i, hta, &mut memo) == KernelType::Memory).collect();
+        (0..f.len()).filter(|&i| f.stream(r, i) != -1 && row_kernel_type(f, r, i, hta, &mut memo) == KernelType::Memory).collect();
     let n = ops.len();
     let mut points = Vec::with_capacity(2 * n);
     for (k, &i) in ops.iter().enumerate() {
-        let name = memory_kernel_type(r.strings.get(f.name[i]));
+        let name = memory_kernel_type(r.strings.get(f.name(r, i)));
         let bw = f.memory_bw_gbps(r, i);
         // HTA: "In case of 0 us duration events round it up to 1 us"
         let dur = if hta && f.dur_ns[i] == 0 { 1000 } else { f.dur_ns[i] };
@@ -160,7 +160,7 @@ fn series_tables(b: &RankBw, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 
     let mut all = Table::new(&format!("memory_bw_time_series__rank{}", b.rank))
         .with("row", Unit::None, Values::Int(p.iter().map(|p| p.row as i64).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), f, hta))
-        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid[p.op])))
+        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid(r, p.op))))
         .with("name", Unit::None, Values::Str(p.iter().map(|p| &p.name).collect()))
         .with("memory_bw_gbps", Unit::None, Values::Float(p.iter().map(|p| p.value).collect()));
     if hta {

@@ -129,22 +129,22 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     let mut ev: Vec<(usize, usize, i64)> = Vec::new();
     if hta {
         let mut gpu_by_corr: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
-        for i in (0..n).filter(|&i| f.stream[i] != -1) {
-            gpu_by_corr.entry(f.correlation[i]).or_default().push(i);
+        for i in (0..n).filter(|&i| f.stream(r, i) != -1) {
+            gpu_by_corr.entry(f.correlation(r, i)).or_default().push(i);
         }
         let launches: Vec<usize> =
-            (0..n).filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name[i]))).collect();
-        let corrs: rustc_hash::FxHashSet<i64> = launches.iter().map(|&i| f.correlation[i]).collect();
+            (0..n).filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name(r, i)))).collect();
+        let corrs: rustc_hash::FxHashSet<i64> = launches.iter().map(|&i| f.correlation(r, i)).collect();
         // HTA's left join keeps a launch without a GPU row (stream NaN, dropped later) but
         // counts it in its assertion
         let mut joined = 0;
         for &l in &launches {
-            let gpu = gpu_by_corr.get(&f.correlation[l]).map(Vec::as_slice).unwrap_or_default();
+            let gpu = gpu_by_corr.get(&f.correlation(r, l)).map(Vec::as_slice).unwrap_or_default();
             joined += gpu.len().max(1);
             ev.extend(gpu.iter().map(|&g| (l, g, 1)));
         }
         let plus = ev.len();
-        ev.extend((0..n).filter(|&i| f.stream[i] != -1 && corrs.contains(&f.correlation[i])).map(|g| (g, g, -1)));
+        ev.extend((0..n).filter(|&i| f.stream(r, i) != -1 && corrs.contains(&f.correlation(r, i))).map(|g| (g, g, -1)));
         if ev.len() - plus != joined {
             return super::api::fail(format!(
                 "rank {}: {joined} launches but {} GPU operations share their correlations; HTA 0.5.0 fails its assertion here (run without --hta)",
@@ -155,7 +155,7 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     } else {
         let launcher = ctx.launchers(pos);
         let ops: Vec<(usize, usize)> = (0..n)
-            .filter(|&i| f.stream[i] != -1 && is_queued_work(r.events.kind[f.row[i] as usize]))
+            .filter(|&i| f.stream(r, i) != -1 && is_queued_work(r.events.kind[f.row[i] as usize]))
             .filter_map(|g| launcher.get(g).map(|l| (l, g)))
             .collect();
         ev.extend(ops.iter().map(|&(l, g)| (l, g, 1)));
@@ -163,7 +163,7 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     }
     let mut points: Vec<QueuePoint> = ev
         .into_iter()
-        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns[row], stream: f.stream[gpu], queue_length: 0 })
+        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns[row], stream: f.stream(r, gpu), queue_length: 0 })
         .collect();
     // stable: equal (stream, ts, delta) keep the concatenation order
     points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta));
@@ -246,12 +246,12 @@ pub fn blocked_on_full_queue(q: &RankQueue, f: &HtaFrame, max_queue_length: i64,
 /// Whether HTA's `get_time_spent_blocked_on_full_queue` raises on this series: with several
 /// streams it aligns a boolean mask by event index, which fails when a stream repeats an index
 /// (a GPU row duplicated by SPEC §5.9 and its launch).
-fn hta_blocked_raises(q: &RankQueue, f: &HtaFrame) -> bool {
+fn hta_blocked_raises(q: &RankQueue, f: &HtaFrame, r: &RankTrace) -> bool {
     if q.streams().nth(1).is_none() {
         return false;
     }
     q.streams().any(|(_, pts)| {
-        let mut idx: Vec<u32> = pts.iter().map(|p| f.index[p.row]).collect();
+        let mut idx: Vec<u32> = pts.iter().map(|p| f.index(r, p.row)).collect();
         idx.sort_unstable();
         idx.windows(2).any(|w| w[0] == w[1])
     })
@@ -270,10 +270,10 @@ fn ts_values(ns: Vec<i64>, hta: bool) -> Values {
 fn series_tables(q: &RankQueue, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 2] {
     let p = &q.points;
     let mut all = Table::new(&format!("queue_length_time_series__rank{}", q.rank))
-        .with("index", Unit::None, Values::Int(p.iter().map(|p| i64::from(f.index[p.row])).collect()))
+        .with("index", Unit::None, Values::Int(p.iter().map(|p| i64::from(f.index(r, p.row))).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), hta))
-        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid[p.gpu])))
-        .with("tid", Unit::None, id_column(r, p.iter().map(|p| f.tid[p.gpu])))
+        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid(r, p.gpu))))
+        .with("tid", Unit::None, id_column(r, p.iter().map(|p| f.tid(r, p.gpu))))
         .with("stream", Unit::None, Values::Int(p.iter().map(|p| p.stream).collect()))
         .with("queue_length", Unit::Count, Values::Int(p.iter().map(|p| p.queue_length).collect()));
     if hta {
@@ -317,7 +317,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             s_streams.push(stream);
             s_stats.push(d);
         }
-        if ctx.hta && hta_blocked_raises(q, f) {
+        if ctx.hta && hta_blocked_raises(q, f, r) {
             blocked_raises = true;
             report.notes.push(format!("rank {}: HTA 0.5.0 raises IndexError in get_time_spent_blocked_on_full_queue (a GPU row repeated by its last-step filter); no time_blocked_on_full_queue table", q.rank));
         } else {

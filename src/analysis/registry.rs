@@ -80,8 +80,8 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
         let (f, r) = (&ctx.frames().ranks[first], &ctx.trace.ranks[first]);
         // the names the frame uses, each tested once (not once per row and operator)
         let mut used = vec![false; r.strings.len()];
-        for &s in &f.name {
-            used[s.0 as usize] = true;
+        for &e in &f.row {
+            used[r.events.name[e as usize].0 as usize] = true;
         }
         let present = |op: &&&str| r.strings.iter().zip(&used).any(|(s, &u)| u && s.contains(**op));
         for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {

@@ -117,7 +117,7 @@ pub fn frequent_kernel_sequences(
     let op = opts.operator_name.as_str();
     // which names contain `op`, tested once per distinct name rather than once per row
     let name_matches: Vec<bool> = r.strings.iter().map(|n| n.contains(op)).collect();
-    let named: Vec<usize> = (0..f.len()).filter(|&i| name_matches[f.name[i].0 as usize]).collect();
+    let named: Vec<usize> = (0..f.len()).filter(|&i| name_matches[f.name(r, i).0 as usize]).collect();
     let roots: Vec<usize> = if opts.hta {
         let min_depth = named.iter().map(|&i| graph.depth[i]).min();
         named.iter().copied().filter(|&i| Some(graph.depth[i]) == min_depth && graph.num_kernels[i] >= opts.min_pattern_len).collect()
@@ -140,18 +140,21 @@ pub fn frequent_kernel_sequences(
     for root in roots {
         let members = if graph.is_kernel(root) {
             if graph.parent(root).is_none() {
-                return fail(format!("ValueError: invalid node index -1 (kernel #{} has no launch; HTA 0.5.0 raises here)", f.index[root]));
+                return fail(format!(
+                    "ValueError: invalid node index -1 (kernel #{} has no launch; HTA 0.5.0 raises here)",
+                    f.index(r, root)
+                ));
             }
             vec![root]
         } else {
-            if opts.hta && graph.stack_of(f.pid[root], f.tid[root]).is_none() {
-                return fail(format!("StopIteration: no call stack for the thread of event #{} (HTA 0.5.0 raises here)", f.index[root]));
+            if opts.hta && graph.stack_of(f.pid(r, root), f.tid(r, root)).is_none() {
+                return fail(format!("StopIteration: no call stack for the thread of event #{} (HTA 0.5.0 raises here)", f.index(r, root)));
             }
             graph.descendants(root)
         };
         let mut kernels: Vec<usize> = members.iter().copied().filter(|&m| graph.is_kernel(m)).collect();
-        kernels.sort_by_key(|&k| (f.ts_ns[k], f.index[k]));
-        let key = (f.name[root], kernels.iter().map(|&k| f.name[k]).collect::<Vec<_>>());
+        kernels.sort_by_key(|&k| (f.ts_ns[k], f.index(r, k)));
+        let key = (f.name(r, root), kernels.iter().map(|&k| f.name(r, k)).collect::<Vec<_>>());
         let p = by_key.entry(key.clone()).or_insert_with(|| Pattern {
             root: key.0,
             kernels: key.1,

@@ -28,8 +28,8 @@ pub const ANALYSIS: Analysis = Analysis {
 pub fn profiler_steps(ctx: &Context<'_>) -> BTreeMap<i64, Vec<u32>> {
     let mut steps: BTreeMap<i64, Vec<u32>> = BTreeMap::new();
     for (f, r) in ctx.ranks() {
-        for &name in &f.name {
-            let text = r.strings.get(name);
+        for &e in &f.row {
+            let text = r.name(e);
             if !text.starts_with("ProfilerStep") {
                 continue;
             }

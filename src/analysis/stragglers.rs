@@ -140,16 +140,16 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
             if !valid.contains(&it) {
                 continue;
             }
-            let (ts, dur) = if hta { (f.ts(i) as f64, f.dur[i]) } else { (us(f.ts_ns[i]), us(f.dur_ns[i])) };
+            let (ts, dur) = if hta { (f.ts(i) as f64, f.dur(i)) } else { (us(f.ts_ns[i]), us(f.dur_ns[i])) };
             t_min = t_min.min(ts);
             max_end = max_end.max(ts + dur);
             if it != -1 && !iterations.contains(&it) {
                 iterations.push(it);
             }
-            let stream = f.stream[i];
+            let stream = f.stream(r, i);
             let gpu = if hta { stream > 0 && it > 0 } else { stream >= 0 && it >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync };
-            let name = r.strings.get(f.name[i]);
-            if gpu && *comm_name.entry(f.name[i]).or_insert_with(|| is_comm(name, hta)) {
+            let name = r.strings.get(f.name(r, i));
+            if gpu && *comm_name.entry(f.name(r, i)).or_insert_with(|| is_comm(name, hta)) {
                 rows.push((f.rank, stream, it, name, ts, dur));
             }
         }

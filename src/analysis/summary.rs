@@ -130,9 +130,10 @@ pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
     let mut out = Vec::new();
     for (f, r) in ctx.ranks() {
         let mut steps: Vec<(i64, StepTime)> = (0..f.len())
-            .filter(|&i| f.stream[i] == -1 && r.strings.get(f.name[i]).starts_with("ProfilerStep"))
+            .filter(|&i| f.stream(r, i) == -1 && r.strings.get(f.name(r, i)).starts_with("ProfilerStep"))
             .filter_map(|i| {
-                hta_step_number(r.strings.get(f.name[i])).map(|n| (f.ts_ns[i], StepTime { rank: f.rank, step: n, duration: f.dur_ns[i] }))
+                hta_step_number(r.strings.get(f.name(r, i)))
+                    .map(|n| (f.ts_ns[i], StepTime { rank: f.rank, step: n, duration: f.dur_ns[i] }))
             })
             .collect();
         steps.sort_by_key(|(ts, s)| (*ts, s.step));
@@ -200,7 +201,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         // by the rank's string id first (no text per row), then by name across ranks
         let mut rank_kernels: FxHashMap<StrId, (i64, i64, KernelType)> = FxHashMap::default();
         for &(i, t) in &typed {
-            let e = rank_kernels.entry(f.name[i]).or_insert((0, 0, t));
+            let e = rank_kernels.entry(f.name(r, i)).or_insert((0, 0, t));
             e.0 += 1;
             e.1 += f.dur_ns[i];
             gpu_total += f.dur_ns[i];
@@ -213,8 +214,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             kernel_type_of.entry(name.to_string()).or_insert(t);
         }
         let mut rank_ops: FxHashMap<StrId, (i64, i64)> = FxHashMap::default();
-        for i in (0..f.len()).filter(|&i| f.stream[i] == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp) {
-            let e = rank_ops.entry(f.name[i]).or_default();
+        for i in (0..f.len()).filter(|&i| f.stream(r, i) == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp) {
+            let e = rank_ops.entry(f.name(r, i)).or_default();
             e.0 += 1;
             e.1 += f.dur_ns[i];
             cpu_total += f.dur_ns[i];

@@ -70,10 +70,10 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
     type Id = (u8, i64, String);
     type Lane = (bool, Id, Id);
     let lane_key = |row: usize| -> Lane {
-        if f.stream[row] == -1 {
-            (false, graph::id_key(r, f.pid[row]), graph::id_key(r, f.tid[row]))
+        if f.stream(r, row) == -1 {
+            (false, graph::id_key(r, f.pid(r, row)), graph::id_key(r, f.tid(r, row)))
         } else {
-            (true, graph::id_key(r, f.pid[row]), (0, f.stream[row], String::new()))
+            (true, graph::id_key(r, f.pid(r, row)), (0, f.stream(r, row), String::new()))
         }
     };
     let event_rows: Vec<usize> = (0..g.nodes.len() / 2).map(|k| g.nodes[2 * k].row as usize).collect();
@@ -130,19 +130,19 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
     }
     // each path event's run and each arrow end names its event as the breakdown does: s_name (#event_idx)
-    let event_name = |row: usize| format!("{} (#{})", shorten_name(r.strings.get(f.name[row])), f.index[row]);
+    let event_name = |row: usize| format!("{} (#{})", shorten_name(r.strings.get(f.name(r, row))), f.index(r, row));
     let mut run_labels = vec![String::new(); runs.len()];
     for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
         let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
         let kind = r.events.kind[f.row[row] as usize];
-        let name = r.strings.get(f.name[row]);
-        let k = if f.stream[row] == -1 {
+        let name = r.strings.get(f.name(r, row));
+        let k = if f.stream(r, row) == -1 {
             if matches!(kind, Kind::Runtime | Kind::Driver | Kind::MtiaRuntime) {
                 2
             } else {
                 1
             }
-        } else if bound_by(EdgeKind::Operator, Some(f.stream[row]), &shorten_name(name)) == "gpu_communication_bound" {
+        } else if bound_by(EdgeKind::Operator, Some(f.stream(r, row)), &shorten_name(name)) == "gpu_communication_bound" {
             4
         } else {
             3

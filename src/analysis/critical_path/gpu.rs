@@ -105,10 +105,10 @@ pub fn add_gpu_edges(
     launcher: &Launchers,
     queue: &[QueuePoint],
 ) -> Result<GpuStats, GpuError> {
-    let name = |i: usize| r.strings.get(f.name[i]);
+    let name = |i: usize| r.strings.get(f.name(r, i));
     let is_sync_row =
-        |i: usize| if hta { r.strings.get(f.cat[i]) == "cuda_sync" } else { r.events.kind[f.row[i] as usize] == Kind::CudaSync };
-    let by_index = ByIndex::new(f);
+        |i: usize| if hta { r.strings.get(f.cat(r, i)) == "cuda_sync" } else { r.events.kind[f.row[i] as usize] == Kind::CudaSync };
+    let by_index = ByIndex::new(f, r);
     // the launching call of a GPU row (HTA: the row `index_correlation` names)
     let launch_of = |i: usize| -> Option<usize> {
         if hta {
@@ -121,7 +121,7 @@ pub fn add_gpu_edges(
     let mut node_by_index: FxHashMap<i64, (u32, u32)> = FxHashMap::default();
     for &i in rows {
         if let Some(n) = g.nodes_of(i) {
-            node_by_index.insert(i64::from(f.index[i]), n);
+            node_by_index.insert(i64::from(f.index(r, i)), n);
         }
     }
     let nodes_of_launch = |g: &Graph, i: usize| -> Option<(u32, u32)> {
@@ -138,7 +138,7 @@ pub fn add_gpu_edges(
         .copied()
         .filter(|&i| {
             if hta {
-                (f.stream[i] != -1 || matches!(name(i), "Event Sync" | "Context Sync")) && f.index_correlation[i] >= 0
+                (f.stream(r, i) != -1 || matches!(name(i), "Event Sync" | "Context Sync")) && f.index_correlation[i] >= 0
             } else {
                 let kind = r.events.kind[f.row[i] as usize];
                 kind.is_device() && kind != Kind::GpuUserAnnotation && launcher.get(i).is_some()
@@ -149,7 +149,7 @@ pub fn add_gpu_edges(
     ops.sort_by_key(|&i| sort_key(i));
 
     // HTA's queue length at each event index (the whole rank)
-    let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index[p.row]), p.queue_length)).collect();
+    let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index(r, p.row)), p.queue_length)).collect();
     let events = EventMatches::new(f, r, hta, &by_index, launcher);
 
     let mut stats = GpuStats::default();
@@ -164,7 +164,7 @@ pub fn add_gpu_edges(
                 n @ ("Stream Wait Event" | "Event Sync") => {
                     let Some(&src_kernel) = events.recorded.get(&f.wait_on_cuda_event_record_corr_id(r, i)) else { continue };
                     if n == "Stream Wait Event" {
-                        let call = launch_of(i).map(|c| i64::from(f.index[c]));
+                        let call = launch_of(i).map(|c| i64::from(f.index(r, c)));
                         let Some(&dest) = call.and_then(|c| events.waiting.get(&c)) else { continue };
                         kernel_sync.insert(dest, src_kernel);
                     } else if let (Some(&(_, src_end)), Some(end)) = (node_by_index.get(&src_kernel), wait_end(g)) {
@@ -176,7 +176,7 @@ pub fn add_gpu_edges(
                     let srcs: Vec<u32> = if name(i) == "Context Sync" {
                         streams_seen.iter().map(|s| last_node[s]).collect()
                     } else {
-                        last_node.get(&f.stream[i]).copied().into_iter().collect()
+                        last_node.get(&f.stream(r, i)).copied().into_iter().collect()
                     };
                     for src in srcs {
                         g.add(src, end, EdgeKind::Sync, false);
@@ -189,14 +189,14 @@ pub fn add_gpu_edges(
         }
         stats.operations += 1;
         let Some((start, end)) = g.nodes_of(i) else { continue };
-        let stream = f.stream[i];
+        let stream = f.stream(r, i);
         let e = g.add(start, end, EdgeKind::Operator, false);
         g.attribute(e, None);
         let mut edge_added = false;
         let mut sync_end: Option<u32> = None;
-        if let Some(src) = kernel_sync.remove(&i64::from(f.index[i])) {
+        if let Some(src) = kernel_sync.remove(&i64::from(f.index(r, i))) {
             if let Some(&(src_start, src_end)) = node_by_index.get(&src) {
-                let same_stream = f.stream[g.nodes[src_start as usize].row as usize] == stream;
+                let same_stream = f.stream(r, g.nodes[src_start as usize].row as usize) == stream;
                 if !hta && same_stream {
                     stats.same_stream_waits += 1;
                 } else {
@@ -211,7 +211,7 @@ pub fn add_gpu_edges(
         let launch = launch_of(i).map(|l| (l, f.ts_ns[l]));
         let queue_ok = !hta || {
             let q = |idx: i64| queue.get(&idx).copied();
-            q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index[i])) == Some(0)
+            q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index(r, i))) == Some(0)
         };
         let waited_for_launch =
             launch.is_some_and(|(_, lts)| queue_ok && last.is_none_or(|n| ts(n) < lts) && sync_end.is_none_or(|n| ts(n) < lts));
@@ -226,7 +226,7 @@ pub fn add_gpu_edges(
                         "AssertionError: Could not find runtime index = {}, current kernel stream = {stream}, name = {}, correlation = {}",
                         f.index_correlation[i],
                         name(i),
-                        f.correlation[i]
+                        f.correlation(r, i)
                     ))
                 }
                 None => {}
@@ -255,7 +255,7 @@ fn infer_syncs(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], ops: 
     let mut by_stream: FxHashMap<i64, Vec<(i64, u32)>> = FxHashMap::default();
     for &i in ops {
         if let Some((_, end)) = g.nodes_of(i) {
-            by_stream.entry(f.stream[i]).or_default().push((g.nodes[end as usize].ts, end));
+            by_stream.entry(f.stream(r, i)).or_default().push((g.nodes[end as usize].ts, end));
         }
     }
     let mut streams: Vec<i64> = by_stream.keys().copied().collect();
@@ -271,10 +271,10 @@ fn infer_syncs(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], ops: 
     };
     let mut added = 0;
     for &i in rows {
-        let name = r.strings.get(f.name[i]);
+        let name = r.strings.get(f.name(r, i));
         // an asynchronous copy's call (blocking for the span's weight, as HTA counts it) is not
         // taken to wait for other work
-        if f.stream[i] != -1 || !is_blocking(name, false) || name.contains("Async") {
+        if f.stream(r, i) != -1 || !is_blocking(name, false) || name.contains("Async") {
             continue;
         }
         let Some((_, end)) = g.nodes_of(i) else { continue };
@@ -306,7 +306,7 @@ struct EventMatches {
 
 impl EventMatches {
     fn new(f: &HtaFrame, r: &RankTrace, hta: bool, by_index: &ByIndex, launcher: &Launchers) -> EventMatches {
-        let name = |i: usize| r.strings.get(f.name[i]);
+        let name = |i: usize| r.strings.get(f.name(r, i));
         let n = f.len();
         let mut m = EventMatches { recorded: FxHashMap::default(), waiting: FxHashMap::default() };
         if !(0..n).any(|i| is_event_record(name(i), hta) || is_stream_wait(name(i), hta)) {
@@ -319,12 +319,12 @@ impl EventMatches {
             (0..n)
                 .filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&name(i)))
                 .filter_map(|l| {
-                    by_index.get(f.index_correlation[l]).filter(|&k| f.stream[k] != -1 && f.index_correlation[k] > 0).map(|k| (l, k))
+                    by_index.get(f.index_correlation[l]).filter(|&k| f.stream(r, k) != -1 && f.index_correlation[k] > 0).map(|k| (l, k))
                 })
                 .collect()
         } else {
             (0..n)
-                .filter(|&k| f.stream[k] != -1 && r.events.kind[f.row[k] as usize] != Kind::CudaSync)
+                .filter(|&k| f.stream(r, k) != -1 && r.events.kind[f.row[k] as usize] != Kind::CudaSync)
                 .filter_map(|k| launcher.get(k).map(|l| (l, k)))
                 .collect()
         };
@@ -333,8 +333,8 @@ impl EventMatches {
         let mut per_stream: FxHashMap<(u32, i64), Vec<usize>> = FxHashMap::default();
         let mut per_thread: FxHashMap<(u32, u32, i64), Vec<usize>> = FxHashMap::default();
         for (id, &(l, k)) in launches.iter().enumerate() {
-            per_stream.entry((f.pid[k], f.stream[k])).or_default().push(id);
-            per_thread.entry((f.pid[l], f.tid[l], f.stream[k])).or_default().push(id);
+            per_stream.entry((f.pid(r, k), f.stream(r, k))).or_default().push(id);
+            per_thread.entry((f.pid(r, l), f.tid(r, l), f.stream(r, k))).or_default().push(id);
         }
         let launch_ts = |id: usize| f.ts_ns[launches[id].0];
         let kernel_index = |id: usize| -> i64 {
@@ -342,26 +342,26 @@ impl EventMatches {
             if hta {
                 f.index_correlation[l]
             } else {
-                i64::from(f.index[k])
+                i64::from(f.index(r, k))
             }
         };
         // the recorded (stream, gpu) of each record correlation, from the sync events waiting on it
         let mut stream_of_record: FxHashMap<i64, (i64, u32)> = FxHashMap::default();
         for (i, wait) in (0..n).map(|i| (i, f.wait_on_stream(r, i))).filter(|&(_, w)| w > -1) {
-            stream_of_record.entry(f.wait_on_cuda_event_record_corr_id(r, i)).or_insert((wait, f.pid[i]));
+            stream_of_record.entry(f.wait_on_cuda_event_record_corr_id(r, i)).or_insert((wait, f.pid(r, i)));
         }
         for i in (0..n).filter(|&i| is_event_record(name(i), hta)) {
-            let Some(&(stream, gpu)) = stream_of_record.get(&f.correlation[i]) else { continue };
+            let Some(&(stream, gpu)) = stream_of_record.get(&f.correlation(r, i)) else { continue };
             let Some(ids) = per_stream.get(&(gpu, stream)) else { continue };
             // the last launch at or before the record (a launch at the same time sorts first)
             let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns[i]);
             if let Some(k) = k.checked_sub(1) {
-                m.recorded.insert(f.correlation[i], kernel_index(ids[k]));
+                m.recorded.insert(f.correlation(r, i), kernel_index(ids[k]));
             }
         }
         // the GPU-side `Stream Wait Event` row of each wait call gives the waiting stream
         let mut wait_row: FxHashMap<usize, usize> = FxHashMap::default();
-        for w in (0..n).filter(|&w| f.stream[w] != -1 && name(w) == "Stream Wait Event") {
+        for w in (0..n).filter(|&w| f.stream(r, w) != -1 && name(w) == "Stream Wait Event") {
             let call = if hta { by_index.get(f.index_correlation[w]) } else { launcher.get(w) };
             if let Some(c) = call {
                 wait_row.entry(c).or_insert(w);
@@ -373,12 +373,12 @@ impl EventMatches {
             } else {
                 wait_row.get(&i).copied()
             };
-            let Some(w) = w.filter(|&w| f.stream[w] != -1) else { continue };
-            let Some(ids) = per_thread.get(&(f.pid[i], f.tid[i], f.stream[w])) else { continue };
+            let Some(w) = w.filter(|&w| f.stream(r, w) != -1) else { continue };
+            let Some(ids) = per_thread.get(&(f.pid(r, i), f.tid(r, i), f.stream(r, w))) else { continue };
             // the first launch after the wait call (one at the same time sorts before it)
             let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns[i]);
             if let Some(&id) = ids.get(k) {
-                m.waiting.insert(i64::from(f.index[i]), kernel_index(id));
+                m.waiting.insert(i64::from(f.index(r, i)), kernel_index(id));
             }
         }
         m

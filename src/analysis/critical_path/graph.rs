@@ -200,14 +200,14 @@ impl Graph {
 pub fn add_cpu_edges(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], blocking: &dyn Fn(usize) -> bool) {
     let mut threads: FxHashMap<(u32, u32), Vec<usize>> = FxHashMap::default();
     for &i in rows {
-        threads.entry((f.pid[i], f.tid[i])).or_default().push(i);
+        threads.entry((f.pid(r, i), f.tid(r, i))).or_default().push(i);
     }
     let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();
     keys.sort_by_cached_key(|&(p, t)| (id_key(r, p), id_key(r, t)));
     for k in keys {
         let thread = &threads[&k];
-        if thread.iter().all(|&i| f.stream[i] < 0) {
-            let tree = StackTree::build(f, thread);
+        if thread.iter().all(|&i| f.stream(r, i) < 0) {
+            let tree = StackTree::build(f, r, thread);
             walk(g, &tree, blocking);
         }
     }
@@ -222,11 +222,11 @@ struct StackTree {
 }
 
 impl StackTree {
-    fn build(f: &HtaFrame, rows: &[usize]) -> StackTree {
+    fn build(f: &HtaFrame, r: &RankTrace, rows: &[usize]) -> StackTree {
         // (time, 0 = end / 1 = start, tiebreak, position)
         let mut points: Vec<(i64, u8, i64, i64, u32)> = Vec::with_capacity(rows.len() * 2);
         for (p, &i) in rows.iter().enumerate() {
-            let (ts, dur, idx) = (f.ts_ns[i], f.dur_ns[i].max(0), i64::from(f.index[i]));
+            let (ts, dur, idx) = (f.ts_ns[i], f.dur_ns[i].max(0), i64::from(f.index(r, i)));
             points.push((ts, 1, -dur, idx, p as u32));
             points.push((ts + dur, 0, dur, -idx, p as u32));
         }

@@ -92,13 +92,7 @@ mod tests {
 
     /// A graph over `n` one-node events at times `ts`, with edges `(src, dst, zero)`.
     fn graph(ts: &[i64], edges: &[(u32, u32)]) -> Graph {
-        let f = HtaFrame {
-            ts_ns: ts.to_vec(),
-            dur_ns: vec![0; ts.len()],
-            index: (0..ts.len() as u32).collect(),
-            row: (0..ts.len() as u32).collect(),
-            ..Default::default()
-        };
+        let f = HtaFrame { ts_ns: ts.to_vec(), dur_ns: vec![0; ts.len()], row: (0..ts.len() as u32).collect(), ..Default::default() };
         let rows: Vec<usize> = (0..ts.len()).collect();
         let mut g = Graph::new(&f, &rows, -1);
         for &(a, b) in edges {

@@ -78,10 +78,10 @@ pub fn window(f: &HtaFrame, r: &RankTrace, annotation: &str, inst: Instances, ht
         let end = if hta { i64::MAX } else { (0..f.len()).map(|i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(start) };
         return Ok(Window { start, end });
     }
-    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name[i]).contains(annotation)).collect();
+    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name(r, i)).contains(annotation)).collect();
     if !hta {
-        rows.retain(|&i| f.stream[i] == -1);
-        rows.sort_by_key(|&i| (f.ts_ns[i], f.index[i]));
+        rows.retain(|&i| f.stream(r, i) == -1);
+        rows.sort_by_key(|&i| (f.ts_ns[i], f.index(r, i)));
     }
     if rows.is_empty() {
         return fail(format!("annotation '{annotation}' is not in rank {}; it has {}", f.rank, annotation_list(f, r)));
@@ -105,9 +105,9 @@ pub fn window(f: &HtaFrame, r: &RankTrace, annotation: &str, inst: Instances, ht
 /// steps, `#N` suffixes folded), with their instance counts.
 pub fn annotation_list(f: &HtaFrame, r: &RankTrace) -> String {
     let mut counts: std::collections::BTreeMap<String, usize> = Default::default();
-    for i in (0..f.len()).filter(|&i| f.stream[i] == -1) {
+    for i in (0..f.len()).filter(|&i| f.stream(r, i) == -1) {
         let kind = r.events.kind[f.row[i] as usize];
-        let name = r.strings.get(f.name[i]);
+        let name = r.strings.get(f.name(r, i));
         if kind == crate::model::Kind::UserAnnotation || name.starts_with("ProfilerStep#") {
             let base = name.split_once('#').map_or(name, |(b, _)| b);
             *counts.entry(base.to_string()).or_default() += 1;
@@ -129,16 +129,16 @@ pub fn annotation_list(f: &HtaFrame, r: &RankTrace) -> String {
 /// Frame rows in window `w` (module docs), in `index` order. `launcher`: each row's launching
 /// call (default mode; empty with `hta`).
 pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &Launchers) -> Vec<usize> {
-    let inside = |i: usize| f.stream[i] == -1 && w.start <= f.ts_ns[i] && f.ts_ns[i] <= w.end && f.dur_ns[i] > 0;
+    let inside = |i: usize| f.stream(r, i) == -1 && w.start <= f.ts_ns[i] && f.ts_ns[i] <= w.end && f.dur_ns[i] > 0;
     let mut keep: Vec<usize> = (0..f.len()).filter(|&i| inside(i)).collect();
     if hta {
         let launched: FxHashSet<i64> = keep.iter().map(|&i| f.index_correlation[i]).collect();
         keep.extend((0..f.len()).filter(|&i| {
-            f.stream[i] != -1 && (launched.contains(&i64::from(f.index[i])) || r.strings.get(f.name[i]) == "Stream Wait Event")
+            f.stream(r, i) != -1 && (launched.contains(&i64::from(f.index(r, i))) || r.strings.get(f.name(r, i)) == "Stream Wait Event")
         }));
     } else {
-        keep.extend((0..f.len()).filter(|&i| f.stream[i] != -1 && launcher.get(i).is_some_and(inside)));
+        keep.extend((0..f.len()).filter(|&i| f.stream(r, i) != -1 && launcher.get(i).is_some_and(inside)));
     }
-    keep.sort_unstable_by_key(|&i| (f.index[i], i));
+    keep.sort_unstable_by_key(|&i| (f.index(r, i), i));
     keep
 }

@@ -192,9 +192,9 @@ fn op_sequences(ranks: &[(&HtaFrame, &RankTrace)]) -> BTreeMap<String, BTreeMap<
             kernels.sort_unstable();
             let seq: Vec<String> = kernels
                 .iter()
-                .map(|&(_, k)| short.entry(f.name[k]).or_insert_with(|| shorten_name(r.strings.get(f.name[k]))).clone())
+                .map(|&(_, k)| short.entry(f.name(r, k)).or_insert_with(|| shorten_name(r.strings.get(f.name(r, k)))).clone())
                 .collect();
-            *out.entry(r.strings.get(f.name[op]).to_string()).or_default().entry(seq).or_default() += 1;
+            *out.entry(r.strings.get(f.name(r, op)).to_string()).or_default().entry(seq).or_default() += 1;
         }
     }
     out

@@ -22,14 +22,14 @@ use crate::table::{Table, Unit, Values};
 /// and a class that, with the name, makes the key ([`key_text`]). Rows are grouped by this pair
 /// first, so the texts are made once per distinct pair, not once per row.
 pub(super) fn key(s: &Scope<'_>, i: usize, by: By, o: &DiffOptions) -> Option<(StrId, KeyClass)> {
-    let (id, kind) = (s.f.name[i], s.kind(i));
-    let gpu = s.f.stream[i] != -1 && kind != Kind::CudaSync;
+    let (id, kind) = (s.f.name(s.r, i), s.kind(i));
+    let gpu = s.f.stream(s.r, i) != -1 && kind != Kind::CudaSync;
     match by {
         By::Op => {
             let keep = match o.device {
                 Device::All => true,
-                Device::Cpu => s.f.stream[i] == -1,
-                Device::Gpu => s.f.stream[i] != -1,
+                Device::Cpu => s.f.stream(s.r, i) == -1,
+                Device::Gpu => s.f.stream(s.r, i) != -1,
             };
             keep.then_some((id, KeyClass::Name))
         }

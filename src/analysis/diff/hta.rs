@@ -91,7 +91,7 @@ impl<'a> LabeledTrace<'a> {
 
     /// `iterations()`: step numbers of the `ProfilerStep#N` rows, ascending, once each.
     pub fn iterations(&self) -> Vec<i64> {
-        let mut it: Vec<i64> = self.frame.name.iter().filter_map(|&s| hta_step_number(self.rank.strings.get(s))).collect();
+        let mut it: Vec<i64> = self.frame.row.iter().filter_map(|&e| hta_step_number(self.rank.name(e))).collect();
         it.sort_unstable();
         it.dedup();
         it
@@ -101,13 +101,13 @@ impl<'a> LabeledTrace<'a> {
     /// sorted by (cat, name). `iteration` `None` is the first one.
     pub fn ops_summary(&self, iteration: Option<i64>, device: Device) -> Vec<OpSummary> {
         let Some(iteration) = iteration.or_else(|| self.iterations().first().copied()) else { return Vec::new() };
-        let f = &self.frame;
+        let (f, r) = (&self.frame, self.rank);
         let mut groups: BTreeMap<(&str, &str), (i64, i64)> = BTreeMap::new();
         for i in 0..f.len() {
-            if f.iteration(i) != Some(iteration) || !device.keeps(f.stream[i]) {
+            if f.iteration(i) != Some(iteration) || !device.keeps(f.stream(r, i)) {
                 continue;
             }
-            let g = groups.entry((self.rank.strings.get(f.cat[i]), self.rank.strings.get(f.name[i]))).or_insert((0, 0));
+            let g = groups.entry((self.rank.strings.get(f.cat(r, i)), self.rank.strings.get(f.name(r, i)))).or_insert((0, 0));
             g.0 += 1;
             g.1 += f.dur_ns[i];
         }
@@ -272,8 +272,8 @@ fn compare_table(name: &str, rows: &[OpChange], short: bool, control: &str, test
 pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iterations: (Option<i64>, Option<i64>)) -> String {
     let step = |s: &LabeledTrace<'_>, it: Option<i64>| -> Option<(i64, f64)> {
         let it = it.or_else(|| s.iterations().first().copied())?;
-        let f = &s.frame;
-        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name[i])) == Some(it)).map(|i| (it, ms(f.dur_ns[i])))
+        let (f, r) = (&s.frame, s.rank);
+        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name(r, i))) == Some(it)).map(|i| (it, ms(f.dur_ns[i])))
     };
     let mut line = match (step(control, iterations.0), step(test, iterations.1)) {
         (Some((ci, c)), Some((ti, t))) => format!(

@@ -91,7 +91,7 @@ impl Scope<'_> {
 
 /// Step numbers of a frame's `ProfilerStep#N` rows, ascending, once each.
 pub(super) fn step_numbers(f: &HtaFrame, r: &RankTrace) -> Vec<i64> {
-    let mut s: Vec<i64> = f.name.iter().filter_map(|&n| hta_step_number(r.strings.get(n))).filter(|&n| n >= 0).collect();
+    let mut s: Vec<i64> = f.row.iter().filter_map(|&e| hta_step_number(r.name(e))).filter(|&n| n >= 0).collect();
     s.sort_unstable();
     s.dedup();
     s

@@ -29,8 +29,8 @@ pub(super) fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, Analys
         let (f, r) = (s.f, s.r);
         // one pass: each step's CPU-side row and the GPU work of each iteration
         let mut dur: FxHashMap<i64, i64> = FxHashMap::default();
-        for i in (0..f.len()).filter(|&i| f.stream[i] == -1) {
-            if let Some(n) = hta_step_number(r.strings.get(f.name[i])) {
+        for i in (0..f.len()).filter(|&i| f.stream(r, i) == -1) {
+            if let Some(n) = hta_step_number(r.strings.get(f.name(r, i))) {
                 dur.entry(n).or_insert(f.dur_ns[i]);
             }
         }
