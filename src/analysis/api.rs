@@ -90,6 +90,9 @@ impl std::fmt::Debug for Analysis {
     }
 }
 
+/// A rank's call graph as the context shares it ([`Context::call_graph`]).
+pub type SharedCallGraph = std::sync::Arc<Result<CallGraph, CallGraphError>>;
+
 /// What every analysis reads: the trace, its frames (built once) and the selected ranks.
 pub struct Context<'a> {
     /// The trace.
@@ -98,8 +101,11 @@ pub struct Context<'a> {
     /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
     frames: std::sync::OnceLock<HtaFrames>,
     /// Each rank's call graph (in the context's mode), built on first use and shared by the
-    /// analyses that walk it ([`Context::call_graph`]).
-    graphs: Vec<std::sync::OnceLock<Result<CallGraph, CallGraphError>>>,
+    /// analyses that walk it ([`Context::call_graph`]), with the number of times it was asked for.
+    graphs: Vec<std::sync::Mutex<(Option<SharedCallGraph>, usize)>>,
+    /// How many times each rank's call graph will be asked for, when known
+    /// ([`Context::expect_call_graph_uses`]): the last use lets it go.
+    graph_uses: Option<usize>,
     /// Each rank's launching calls, built on first use ([`Context::launchers`]).
     launchers: Vec<std::sync::OnceLock<Launchers>>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
@@ -128,9 +134,9 @@ impl<'a> Context<'a> {
             debug_assert_eq!(f.exact, !hta, "frames of the other mode");
             let _ = cell.set(f);
         }
-        let graphs = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
+        let graphs = trace.ranks.iter().map(|_| Default::default()).collect();
         let launchers = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
-        Context { trace, frames: cell, graphs, launchers, hta, selected, traces: true }
+        Context { trace, frames: cell, graphs, launchers, graph_uses: None, hta, selected, traces: true }
     }
 
     /// The frames, built now if no analysis needed them before.
@@ -139,11 +145,30 @@ impl<'a> Context<'a> {
     }
 
     /// The call graph of the rank at position `pos` (in the context's mode), built now if no
-    /// analysis needed it before; two analyses asking at once wait for one build.
-    pub fn call_graph(&self, pos: usize) -> Result<&CallGraph, &CallGraphError> {
-        self.graphs[pos]
-            .get_or_init(|| CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta)))
-            .as_ref()
+    /// analysis needed it before; two analyses asking at once wait for one build. The context
+    /// keeps it for the next analysis, unless this was the last of the uses
+    /// [`Context::expect_call_graph_uses`] announced (the caller's copy then is the last).
+    pub fn call_graph(&self, pos: usize) -> SharedCallGraph {
+        let mut slot = self.graphs[pos].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let graph = slot
+            .0
+            .get_or_insert_with(|| {
+                let built = CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta));
+                std::sync::Arc::new(built)
+            })
+            .clone();
+        slot.1 += 1;
+        if self.graph_uses.is_some_and(|n| slot.1 >= n) {
+            slot.0 = None;
+        }
+        graph
+    }
+
+    /// Announces that each rank's call graph will be asked for `n` times (by the analyses of a
+    /// plan, in turn), so that it is freed after the last (about 25 bytes per frame row). A
+    /// further use builds it again.
+    pub fn expect_call_graph_uses(&mut self, n: usize) {
+        self.graph_uses = Some(n);
     }
 
     /// The launching call of each frame row of the rank at position `pos`, built now if no

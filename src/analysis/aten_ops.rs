@@ -111,7 +111,8 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
     let attributed = if hta {
         hta_attribute(f, r)?
     } else {
-        let graph = ctx.call_graph(pos).map_err(|e| format!("call graph: {}", e.0))?;
+        let graph = ctx.call_graph(pos);
+        let graph = graph.as_ref().as_ref().map_err(|e| format!("call graph: {}", e.0))?;
         exact_attribute(f, r, graph, &mut result)
     };
     if attributed.is_empty() && hta {

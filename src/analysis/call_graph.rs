@@ -440,13 +440,8 @@ impl CallGraph {
                 ));
             }
             let have: FxHashSet<u32> = self.children.of(a as u32).iter().copied().collect();
-            let mut valid: Vec<u32> = self
-                .children
-                .of(root)
-                .iter()
-                .copied()
-                .filter(|&c| inside(c, a) && self.alive[c as usize] && !have.contains(&c))
-                .collect();
+            let mut valid: Vec<u32> =
+                self.children.of(root).iter().copied().filter(|&c| inside(c, a) && self.alive[c as usize] && !have.contains(&c)).collect();
             valid.sort_unstable();
             valid.dedup();
             let mut old: Vec<u32> = valid.iter().map(|&v| self.parent[v as usize]).collect();

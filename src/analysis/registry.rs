@@ -75,7 +75,9 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
         .map(|a| PlanStep { analysis: a, params: Vec::new(), rename: None })
         .collect();
     // frequent kernel sequences: the first two of these operators that name a row of the first
-    // rank; HTA ran on the first rank only
+    // rank; HTA ran on the first rank only. They come right after `aten_ops`, which builds the
+    // call graph they walk, so that it is freed early (`uses_call_graph`)
+    let mut at = plan.iter().position(|s| s.analysis.name == super::aten_ops::ANALYSIS.name).map_or(plan.len(), |p| p + 1);
     if let Some(&first) = ctx.selected.first() {
         let (f, r) = (&ctx.frames().ranks[first], &ctx.trace.ranks[first]);
         // the names the frame uses, each tested once (not once per row and operator)
@@ -89,7 +91,8 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
             if ctx.hta {
                 params.push(("rank", f.rank.to_string()));
             }
-            plan.push(PlanStep { analysis: &super::sequences::ANALYSIS, params, rename: None });
+            plan.insert(at, PlanStep { analysis: &super::sequences::ANALYSIS, params, rename: None });
+            at += 1;
         }
     }
     // kernel breakdown without folding (`gpu_kernel_breakdown_all__*`) and the CPU-side user
@@ -107,6 +110,14 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
         rename: Some(("time_blocked_on_full_queue", "time_blocked_on_full_queue__max8")),
     });
     plan
+}
+
+/// Whether `step` asks for the ranks' call graphs ([`Context::call_graph`]): `sequences`, and
+/// `aten_ops` outside HTA mode (which reproduces HTA with its own call stacks). With
+/// [`Context::expect_call_graph_uses`] set to the count of such steps, a graph is freed after its
+/// last one.
+pub fn uses_call_graph(step: &PlanStep, hta: bool) -> bool {
+    step.analysis.name == super::sequences::ANALYSIS.name || !hta && step.analysis.name == super::aten_ops::ANALYSIS.name
 }
 
 /// Runs one plan step: the analysis' report with renamed tables. A step with a rename is a

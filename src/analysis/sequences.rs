@@ -284,8 +284,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         if !only.as_ref().is_none_or(|w| w.contains(&i64::from(f.rank))) {
             continue;
         }
+        let graph = ctx.call_graph(pos);
         let graph =
-            ctx.call_graph(pos).map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
+            graph.as_ref().as_ref().map_err(|e| AnalysisError(format!("{e} (HTA 0.5.0 raises here; run without --hta for a result)")))?;
         let patterns = frequent_kernel_sequences(f, r, graph, &opts)?;
         let name = format!("frequent_cuda_kernel_sequences__{}__rank{}", op_slug(&op), f.rank);
         if patterns.is_empty() {

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use kinetoscope::analysis::api::{parse_int_list, AnalysisError, Context};
-use kinetoscope::analysis::registry::{hta_plan, run_step};
+use kinetoscope::analysis::registry::{hta_plan, run_step, uses_call_graph};
 
 /// Options of `analyze`.
 #[derive(clap::Args)]
@@ -191,6 +191,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             seen.insert((step.analysis.name, params, step.rename))
         })
         .unzip();
+    ctx.expect_call_graph_uses(plan.iter().filter(|step| uses_call_graph(step, ctx.hta)).count());
     // each file name belongs to one step: a second step writing it gets an error (two analyses
     // naming a table alike), never two threads one file
     let claimed: std::sync::Mutex<std::collections::HashMap<String, usize>> = Default::default();
