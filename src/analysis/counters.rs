@@ -92,31 +92,26 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
     let mut out = Vec::new();
     for &pos in &ctx.selected {
         let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
-        let mut samples = Vec::new();
-        if series.queue_length {
-            for p in queue_points(ctx, pos)? {
-                samples.push(CounterSample {
-                    name: "Queue Length".into(), // static: no copy per sample
-                    counter: "Queue Length",
-                    pid: f.pid(r, p.gpu),
-                    id: Some(p.stream),
-                    ts_ns: p.ts_ns + offset,
-                    value: p.queue_length as f64,
-                });
-            }
-        }
-        if series.memcpy_bandwidth {
-            for p in memory_bw_points(f, r, ctx.hta) {
-                samples.push(CounterSample {
-                    name: p.name.into(),
-                    counter: "Memcpy BW",
-                    pid: f.pid(r, p.op),
-                    id: None,
-                    ts_ns: p.ts_ns + offset,
-                    value: p.value,
-                });
-            }
-        }
+        // both series first, so the samples (80 bytes each) are allocated once, at their size
+        let queue = if series.queue_length { queue_points(ctx, pos)? } else { Vec::new() };
+        let bw = if series.memcpy_bandwidth { memory_bw_points(f, r, ctx.hta) } else { Vec::new() };
+        let mut samples = Vec::with_capacity(queue.len() + bw.len());
+        samples.extend(queue.into_iter().map(|p| CounterSample {
+            name: "Queue Length".into(), // static: no copy per sample
+            counter: "Queue Length",
+            pid: f.pid(r, p.gpu),
+            id: Some(p.stream),
+            ts_ns: p.ts_ns + offset,
+            value: p.queue_length as f64,
+        }));
+        samples.extend(bw.into_iter().map(|p| CounterSample {
+            name: p.name.into(),
+            counter: "Memcpy BW",
+            pid: f.pid(r, p.op),
+            id: None,
+            ts_ns: p.ts_ns + offset,
+            value: p.value,
+        }));
         if !samples.is_empty() {
             out.push((pos, samples));
         }
