@@ -139,7 +139,7 @@ fn blocked_time_per_stream() {
     // the pure function: max 3 is reached on stream 7 from 4 to 10 and on stream 9 from 52 to 60
     let ctx = Context::new(&t, false, None).expect("context");
     let q = queue_length(&ctx).expect("series");
-    let b = blocked_on_full_queue(&q[0], &ctx.frames().ranks[0], 3, false);
+    let b = blocked_on_full_queue(&q[0], &ctx.frames().ranks[0], &t.ranks[0], 3, false);
     assert_eq!(b.iter().map(|b| (b.stream, b.duration_ns)).collect::<Vec<_>>(), vec![(7, 6_000), (9, 8_000)]);
 }
 

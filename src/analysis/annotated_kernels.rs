@@ -73,13 +73,13 @@ pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<An
     let gpu = gpu_kernel_rows(f, r);
     let kernels: Vec<usize> = (0..f.len()).filter(|&i| gpu[i]).collect();
     if hta {
-        if let Some(&i) = annotations.iter().chain(&kernels).find(|&&i| f.dur(i) < 0.0) {
+        if let Some(&i) = annotations.iter().chain(&kernels).find(|&&i| f.dur(r, i) < 0.0) {
             return fail(format!(
                 "rank {}: event #{} ({}) has duration {} µs after HTA's sub-µs rounding: HTA 0.5.0 raises ValueError (left side of interval must be <= right side)",
                 f.rank,
                 f.index(r, i),
                 r.strings.get(f.name(r, i)),
-                f.dur(i)
+                f.dur(r, i)
             ));
         }
     }
@@ -91,14 +91,14 @@ pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<An
     let trees: rustc_hash::FxHashMap<(u32, u32), MaxEndTree> = groups
         .into_iter()
         .map(|(k, mut v)| {
-            v.sort_unstable_by_key(|&a| (f.ts_ns[a], a));
-            (k, MaxEndTree::new(v.iter().map(|&a| (f.ts_ns[a], f.ts_ns[a] + f.dur_ns[a], a)).collect()))
+            v.sort_unstable_by_key(|&a| (f.ts_ns(r, a), a));
+            (k, MaxEndTree::new(v.iter().map(|&a| (f.ts_ns(r, a), f.ts_ns(r, a) + f.dur_ns(r, a), a)).collect()))
         })
         .collect();
     let out = kernels
         .into_iter()
         .map(|k| {
-            let (ts, end) = (f.ts_ns[k], f.ts_ns[k] + f.dur_ns[k]);
+            let (ts, end) = (f.ts_ns(r, k), f.ts_ns(r, k) + f.dur_ns(r, k));
             let mut stack = Vec::new();
             if let Some(tree) = trees.get(&(f.pid(r, k), f.tid(r, k))) {
                 // HTA: a.start < k.end and a.end > k.ts; exact: a zero-length kernel also at a.start
@@ -107,10 +107,10 @@ pub fn annotate_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Vec<An
             }
             // outermost first: longest, then earliest, then file order; HTA's winner (shortest,
             // among equal durations the later row) ends up last
-            stack.sort_by_key(|&a| (std::cmp::Reverse(f.dur_ns[a]), f.ts_ns[a], a));
+            stack.sort_by_key(|&a| (std::cmp::Reverse(f.dur_ns(r, a)), f.ts_ns(r, a), a));
             if hta {
                 // HTA only knows the winner: the shortest, ties → the later row
-                let winner = stack.iter().copied().min_by_key(|&a| (f.dur_ns[a], std::cmp::Reverse(a)));
+                let winner = stack.iter().copied().min_by_key(|&a| (f.dur_ns(r, a), std::cmp::Reverse(a)));
                 stack = winner.into_iter().collect();
             }
             AnnotatedKernel { row: k, stack }
@@ -215,15 +215,15 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     let texts = |col: &dyn Fn(usize) -> StrId| Values::Str(rows.iter().map(|&i| name_of(col(i))).collect());
     let (ts, dur) = if hta {
         let dur = if f.dur_is_float {
-            Values::Float(rows.iter().map(|&i| f.dur(i)).collect())
+            Values::Float(rows.iter().map(|&i| f.dur(r, i)).collect())
         } else {
-            Values::Int(rows.iter().map(|&i| f.dur(i) as i64).collect())
+            Values::Int(rows.iter().map(|&i| f.dur(r, i) as i64).collect())
         };
-        (Values::Int(rows.iter().map(|&i| f.ts(i)).collect()), dur)
+        (Values::Int(rows.iter().map(|&i| f.ts(r, i)).collect()), dur)
     } else {
         (
-            Values::Float(rows.iter().map(|&i| super::units::us(f.ts_ns[i])).collect()),
-            Values::Float(rows.iter().map(|&i| super::units::us(f.dur_ns[i])).collect()),
+            Values::Float(rows.iter().map(|&i| super::units::us(f.ts_ns(r, i))).collect()),
+            Values::Float(rows.iter().map(|&i| super::units::us(f.dur_ns(r, i))).collect()),
         )
     };
     let iteration = if f.iteration_is_float {

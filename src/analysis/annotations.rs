@@ -121,8 +121,10 @@ pub fn user_annotation_breakdown(ctx: &Context<'_>, opts: &AnnotationOptions) ->
     let out = ctx
         .ranks()
         .map(|(f, r)| {
-            let events: Vec<(&str, i64)> =
-                (0..f.len()).filter(|&i| r.strings.get(f.cat(r, i)) == cat).map(|i| (r.strings.get(f.name(r, i)), f.dur_ns[i])).collect();
+            let events: Vec<(&str, i64)> = (0..f.len())
+                .filter(|&i| r.strings.get(f.cat(r, i)) == cat)
+                .map(|i| (r.strings.get(f.name(r, i)), f.dur_ns(r, i)))
+                .collect();
             (f.rank, aggregate_by_name(&events, &fold, ctx.hta))
         })
         .collect();

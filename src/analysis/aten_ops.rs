@@ -156,10 +156,10 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
 /// HTA's attribution (µs): any-thread deepest op, exactly one kernel row per call.
 fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String> {
     let name = |i: usize| r.strings.get(f.name(r, i));
-    let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
+    let end = |i: usize| f.ts_ns(r, i) + f.dur_ns(r, i);
     // aten ops by (ts, row): the deepest op is found scanning back from the call's start
     let mut ops: Vec<usize> = (0..f.len()).filter(|&i| name(i).starts_with("aten::")).collect();
-    ops.sort_unstable_by_key(|&i| (f.ts_ns[i], i));
+    ops.sort_unstable_by_key(|&i| (f.ts_ns(r, i), i));
     let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
     for i in (0..f.len()).filter(|&i| f.stream(r, i) != -1) {
@@ -167,7 +167,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     }
     let mut out = Vec::new();
     for l in (0..f.len()).filter(|&i| hta_is_launch(name(i))) {
-        let Some(op) = deepest_enclosing(&ops, &tree, f, l, end) else { continue };
+        let Some(op) = deepest_enclosing(&ops, &tree, f, r, l, end) else { continue };
         let ks = kernels.get(&i64::from(f.index(r, l))).map(Vec::as_slice).unwrap_or_default();
         let [k] = ks else {
             return Err(format!(
@@ -177,7 +177,13 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
                 ks.len()
             ));
         };
-        out.push((Instance::Hta(f.tid(r, op), f.name(r, op), f.ts(op)), l, f.ts(l) - f.ts(op), f.ts(*k) - f.ts(l), f.name(r, *k)));
+        out.push((
+            Instance::Hta(f.tid(r, op), f.name(r, op), f.ts(r, op)),
+            l,
+            f.ts(r, l) - f.ts(r, op),
+            f.ts(r, *k) - f.ts(r, l),
+            f.name(r, *k),
+        ));
     }
     Ok(out)
 }
@@ -228,17 +234,17 @@ impl EndTree {
 
 /// Among `ops` (sorted by (ts, row), `tree` over their ends), the one with the largest start
 /// `<= l`'s start whose end is `>= l`'s end; of several with that start, the first row.
-fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, l: usize, end: impl Fn(usize) -> i64) -> Option<usize> {
-    let hi = ops.partition_point(|&o| f.ts_ns[o] <= f.ts_ns[l]);
+fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, r: &RankTrace, l: usize, end: impl Fn(usize) -> i64) -> Option<usize> {
+    let hi = ops.partition_point(|&o| f.ts_ns(r, o) <= f.ts_ns(r, l));
     let j = tree.last_before(hi, end(l))?;
-    let lo = ops[..j].partition_point(|&o| f.ts_ns[o] < f.ts_ns[ops[j]]);
+    let lo = ops[..j].partition_point(|&o| f.ts_ns(r, o) < f.ts_ns(r, ops[j]));
     tree.first_in(lo, j + 1, end(l)).map(|p| ops[p])
 }
 
 /// kinetoscope's attribution (ns): same-thread innermost enclosing op in the rank's call graph,
 /// kernels by correlation.
 fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut AtenOpResult) -> Vec<Attributed> {
-    let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
+    let end = |i: usize| f.ts_ns(r, i) + f.dur_ns(r, i);
     // the enclosing events of `l` on its own thread (the graph hangs a backward thread's top
     // level under the main thread), innermost first
     let ancestors = |l: usize| {
@@ -248,20 +254,20 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     let kernels = GpuOpsByCorrelation::new(f, r);
     let aten: Vec<bool> = r.strings.iter().map(|s| s.starts_with("aten::")).collect();
     let mut launches = launch_calls(f, r, false);
-    launches.sort_unstable_by_key(|&l| (f.ts_ns[l], l));
+    launches.sort_unstable_by_key(|&l| (f.ts_ns(r, l), l));
     let mut out = Vec::new();
     for (order, l) in launches.into_iter().enumerate() {
-        let op = ancestors(l).find(|&a| aten[f.name(r, a).0 as usize] && f.ts_ns[a] <= f.ts_ns[l] && end(a) >= end(l));
+        let op = ancestors(l).find(|&a| aten[f.name(r, a).0 as usize] && f.ts_ns(r, a) <= f.ts_ns(r, l) && end(a) >= end(l));
         let Some(op) = op else { continue };
         let ks = kernels.get(f.correlation(r, l));
-        let Some(k) = ks.clone().min_by_key(|&k| (f.ts_ns[k], k)) else {
+        let Some(k) = ks.clone().min_by_key(|&k| (f.ts_ns(r, k), k)) else {
             result.launches_without_kernel += 1;
             continue;
         };
         if ks.len() > 1 {
             result.launches_with_several_kernels += 1;
         }
-        out.push((Instance::Row(op, f.name(r, op)), order, f.ts_ns[l] - f.ts_ns[op], f.ts_ns[k] - f.ts_ns[l], f.name(r, k)));
+        out.push((Instance::Row(op, f.name(r, op)), order, f.ts_ns(r, l) - f.ts_ns(r, op), f.ts_ns(r, k) - f.ts_ns(r, l), f.name(r, k)));
     }
     out
 }

@@ -289,7 +289,8 @@ impl CallGraph {
             };
             // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so
             // it maps back to one row
-            let ends = cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns[i], f.dur_ns[i]));
+            let ends =
+                cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns(r, i), f.dur_ns(r, i)));
             g.build_stack(ends.collect(), root, opts.hta, &by_index, &mut cdepth)?;
             // kernels launched from this thread, in frame order
             let mut links: Vec<(usize, usize)> =
@@ -316,7 +317,7 @@ impl CallGraph {
         }
         g.children.lay_out(&g.parent);
         g.link_backward(f, r, opts.hta)?;
-        g.finish(f, cdepth);
+        g.finish(f, r, cdepth);
         Ok(g)
     }
 
@@ -414,8 +415,8 @@ impl CallGraph {
         if parents.is_empty() {
             parents = named("ProfilerStep#");
         }
-        let end = |i: usize| f.ts_ns[i] + f.dur_ns[i];
-        let inside = |c: u32, a: usize| (c as usize) < f.len() && f.ts_ns[c as usize] >= f.ts_ns[a] && end(c as usize) <= end(a);
+        let end = |i: usize| f.ts_ns(r, i) + f.dur_ns(r, i);
+        let inside = |c: u32, a: usize| (c as usize) < f.len() && f.ts_ns(r, c as usize) >= f.ts_ns(r, a) && end(c as usize) <= end(a);
         let mut root = self.stacks[bwd].root;
         if !hta {
             let top: Vec<u32> = self.children.of(root).to_vec();
@@ -490,7 +491,7 @@ impl CallGraph {
 
     /// Step 4: the children laid out flat, then depths, kernel counts and sums from the live roots.
     /// `depth` is each node's depth as the build set it (it becomes [`CallGraph::depth`]).
-    fn finish(&mut self, f: &HtaFrame, mut depth: Vec<i32>) {
+    fn finish(&mut self, f: &HtaFrame, r: &RankTrace, mut depth: Vec<i32>) {
         let total = self.parent.len();
         // every node's live children into one flat list (roots' too, for the walk below); the
         // per-node vectors go before the walk's own columns are made
@@ -523,7 +524,7 @@ impl CallGraph {
                         continue;
                     }
                     if self.kernel[v] {
-                        (count[v], sum[v]) = (1, f.dur_ns[v]);
+                        (count[v], sum[v]) = (1, f.dur_ns(r, v));
                     } else {
                         for &c in self.child_rows_of(v) {
                             count[v] += count[c as usize];

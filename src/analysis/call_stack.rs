@@ -120,7 +120,7 @@ impl CallStacks {
             // (frame row, end) pairs
             let mut points: Vec<(usize, Endpoint)> = Vec::new();
             for &i in rows.iter().filter(|&&i| f.stream(r, i) == -1) {
-                points.extend(Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns[i], f.dur_ns[i]).map(|e| (i, e)));
+                points.extend(Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns(r, i), f.dur_ns(r, i)).map(|e| (i, e)));
             }
             if !sort_total(&mut points) {
                 // the same starting order as HTA's pre-sort by time (rows in order, each row's

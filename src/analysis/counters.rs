@@ -81,7 +81,7 @@ fn clock_offset_ns(ctx: &Context<'_>) -> i64 {
         .ranks
         .iter()
         .zip(&ctx.trace.ranks)
-        .find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns[0]))
+        .find_map(|(f, r)| f.row.first().map(|&e| r.events.ts[e as usize] - f.ts_ns(r, 0)))
         .unwrap_or(0)
 }
 

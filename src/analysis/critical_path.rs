@@ -225,7 +225,7 @@ pub fn critical_path(
         hta_preconditions(f, r, &rows, &queue)?;
     }
     let node_rows: Vec<usize> = rows.iter().copied().filter(|&i| has_nodes(f, r, i, hta)).collect();
-    let mut g = Graph::new(f, &node_rows, if hta { -1000 } else { -1 });
+    let mut g = Graph::new(f, r, &node_rows, if hta { -1000 } else { -1 });
     let blocking = |i: usize| gpu::is_blocking(r.strings.get(f.name(r, i)), hta);
     graph::add_cpu_edges(&mut g, f, r, &rows, &blocking);
     let gpu = gpu::add_gpu_edges(&mut g, f, r, &rows, hta, launcher, &queue)

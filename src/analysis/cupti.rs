@@ -70,7 +70,7 @@ fn is_range(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
 /// The kernels of one rank with their op stacks; `Ok(None)` when the range events and launch
 /// calls do not pair up (their counts, for the note), `Err` where HTA raises.
 pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Vec<CuptiKernel>, (usize, usize)>, String> {
-    let by_ts = |v: &mut Vec<usize>| v.sort_by_key(|&i| (f.ts_ns[i], i));
+    let by_ts = |v: &mut Vec<usize>| v.sort_by_key(|&i| (f.ts_ns(r, i), i));
     let mut ranges: Vec<usize> = (0..f.len()).filter(|&i| is_range(f, r, i, hta)).collect();
     by_ts(&mut ranges);
     let mut launches: Vec<usize> = if hta {
@@ -95,7 +95,7 @@ pub fn cupti_kernels(f: &HtaFrame, r: &RankTrace, hta: bool) -> Result<Result<Ve
         let mut ops: Vec<usize> = stacks.ancestors(launch_row).filter(|&a| is_op(a)).collect();
         ops.reverse();
         // HTA sorts the stack by ts; ancestors already are, outermost first at equal times
-        ops.sort_by_key(|&a| f.ts_ns[a]);
+        ops.sort_by_key(|&a| f.ts_ns(r, a));
         if ops.is_empty() && hta {
             return Err(format!(
                 "launch at event index {} has no enclosing cpu_op: HTA 0.5.0 raises IndexError: list index out of range",
@@ -208,8 +208,8 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("name", Unit::None, strs(&|k| name(k.range_row)))
             .with("pid", Unit::None, strs(&|k| r.id_text(f.pid(r, k.range_row))))
             .with("tid", Unit::None, strs(&|k| r.id_text(f.tid(r, k.range_row))))
-            .with("ts", Unit::Us, ints(&|i| f.ts(i)))
-            .with("dur", Unit::Us, num(&|i| f.dur(i)))
+            .with("ts", Unit::Us, ints(&|i| f.ts(r, i)))
+            .with("dur", Unit::Us, num(&|i| f.dur(r, i)))
             .with("stream", Unit::None, ints(&|i| f.stream(r, i)))
             .with("correlation", Unit::None, ints(&|i| f.correlation(r, i)))
             .with("bytes", Unit::Bytes, ints(&|i| f.bytes(r, i)))
@@ -223,7 +223,7 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("external_id", Unit::None, ints(&|i| f.external_id(r, i)))
             .with("index_correlation", Unit::None, ints(&|i| f.index_correlation[i]))
             .with("iteration", Unit::None, iteration)
-            .with("end", Unit::Us, num(&|i| f.end(i)))
+            .with("end", Unit::Us, num(&|i| f.end(r, i)))
             .with("depth", Unit::None, ints(&|_| -1))
             .with("height", Unit::None, ints(&|_| -1))
             .with("parent", Unit::None, ints(&|_| -1))
@@ -236,8 +236,8 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
         t = t
             .with("index", Unit::None, ints(&|i| i64::from(f.index(r, i))))
             .with("name", Unit::None, strs(&|k| name(k.range_row)))
-            .with("ts", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.ts_ns[k.range_row])).collect()))
-            .with("dur", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.dur_ns[k.range_row])).collect()))
+            .with("ts", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.ts_ns(r, k.range_row))).collect()))
+            .with("dur", Unit::Us, Values::Float(kernels.iter().map(|k| us(f.dur_ns(r, k.range_row))).collect()))
             .with("launch", Unit::None, strs(&|k| name(k.launch_row)));
     }
     t = t

@@ -34,7 +34,7 @@
 //! sub-µs rounding, so no −1 durations), `end` is aligned like `ts`, a GPU row is kept once (not
 //! once per CPU row sharing its correlation; GPU rows without a correlation are kept when they
 //! start before the last step), and a rank without steps keeps all its rows when other ranks
-//! have steps. Analyses read the ns columns [`HtaFrame::ts_ns`] / [`HtaFrame::dur_ns`], which
+//! have steps. Analyses read the ns times [`HtaFrame::ts_ns`] / [`HtaFrame::dur_ns`], which
 //! hold HTA's µs values × 1000 in HTA mode.
 //!
 //! Args HTA reads by their exact key only (`correlation`, `External id`, `bytes`, ...); the model
@@ -78,8 +78,9 @@ pub struct HtaFrames {
 
 /// One rank's DataFrame in HTA's row order: the model row of each frame row, and the columns
 /// HTA computes. Columns that are the model's own (`index`, `cat`, `name`, `pid`, `tid`,
-/// `stream`, `correlation`, the args) are read through the model row by accessors taking the
-/// rank ([`HtaFrame::name`], ...), not copied: 36 bytes a row instead of 92.
+/// `stream`, `correlation`, the args, and the times unless HTA rounds them) are read through
+/// the model row by accessors taking the rank ([`HtaFrame::name`], [`HtaFrame::ts_ns`], ...),
+/// not copied: 20 bytes a row (36 with HTA's rounded times) instead of 92.
 #[derive(Debug, Clone, Default)]
 pub struct HtaFrame {
     /// Rank number.
@@ -92,15 +93,16 @@ pub struct HtaFrame {
     pub iteration_is_float: bool,
     /// The model row of each frame row (a GPU row repeated by §1.9 appears several times).
     pub row: Vec<EventId>,
-    /// Start, ns, relative to the earliest start of all ranks: `ts` × 1000 (HTA), or the exact
-    /// start (`exact`).
-    pub ts_ns: Vec<i64>,
-    /// Duration, ns: HTA's `dur` × 1000 (exact for the file's decimals), or the exact duration.
-    pub dur_ns: Vec<i64>,
+    /// The exact times (kinetoscope's view, [`HtaFrameOptions::exact`]) instead of HTA's.
+    pub exact: bool,
+    /// HTA's rounded starts and durations, ns (aligned), when `rounded`; else empty, and
+    /// [`HtaFrame::ts_ns`] / [`HtaFrame::dur_ns`] compute them from the model row.
+    rounded_ts_ns: Vec<i64>,
+    rounded_dur_ns: Vec<i64>,
     /// µs subtracted from `ts` by the alignment (§1.8; 0 before it): `ts` and `end`
     /// ([`HtaFrame::ts`], [`HtaFrame::end`]) are computed from the ns columns, not stored.
     pub ts_shift_us: i64,
-    /// ns subtracted from `ts_ns` by the alignment (0 before it).
+    /// ns subtracted from [`HtaFrame::ts_ns`] by the alignment (0 before it).
     pub ts_shift_ns: i64,
     /// `end` is the aligned exact end (`exact` frames, once aligned) instead of HTA's stale one.
     pub end_exact: bool,
@@ -157,10 +159,11 @@ pub const CSV_COLUMNS: [&str; 17] = [
 /// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
 pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
-    let min_ts_us = frames.iter().filter_map(|f| (0..f.len()).map(|i| f.ts(i)).min()).min();
-    let min_ts_ns = frames.iter().filter_map(|f| f.ts_ns.iter().min().copied()).min();
+    let ranks = frames.iter().zip(&trace.ranks);
+    let min_ts_us = ranks.clone().filter_map(|(f, r)| (0..f.len()).map(|i| f.ts(r, i)).min()).min();
+    let min_ts_ns = ranks.filter_map(|(f, r)| (0..f.len()).map(|i| f.ts_ns(r, i)).min()).min();
     for f in &mut frames {
-        for t in &mut f.ts_ns {
+        for t in &mut f.rounded_ts_ns {
             *t -= min_ts_ns.unwrap_or(0);
         }
         f.ts_shift_ns = min_ts_ns.unwrap_or(0);
@@ -238,15 +241,14 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
             (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur[e]))
         }
     };
-    // each column made in one pass over the rows, at its size
-    let (ts_ns, dur_ns) = if exact {
-        (gather(&rows, |e| ev.ts[e]), gather(&rows, |e| ev.dur[e]))
-    } else if rounded {
+    // only HTA's rounded times are stored (each column made in one pass over the rows, at its
+    // size); the others are the model's
+    let (rounded_ts_ns, rounded_dur_ns) = if rounded {
         (gather(&rows, |e| times(e).0 * 1000), gather(&rows, |e| times(e).1 as i64 * 1000))
     } else {
-        (gather(&rows, |e| times(e).0 * 1000), gather(&rows, |e| ev.dur[e]))
+        (Vec::new(), Vec::new())
     };
-    let mut f = HtaFrame { rank: r.rank, rounded, dur_is_float, ts_ns, dur_ns, row: rows, ..Default::default() };
+    let mut f = HtaFrame { rank: r.rank, rounded, exact, dur_is_float, rounded_ts_ns, rounded_dur_ns, row: rows, ..Default::default() };
     let partner;
     (f.index_correlation, partner) = index_correlation(&f, r);
     f.iterations = iteration(&f, r, exact, &partner).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
@@ -296,17 +298,13 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
         .filter_map(|i| {
             let num = number[f.name(r, i).0 as usize]?;
             Some(if exact {
-                (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], num)
+                (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i), num)
             } else {
-                (f.ts(i), (f.ts(i) as f64 + f.dur(i)).ceil() as i64, num)
+                (f.ts(r, i), (f.ts(r, i) as f64 + f.dur(r, i)).ceil() as i64, num)
             })
         })
         .collect();
-    let first = if exact {
-        cpu_iterations(f, r, &f.ts_ns, &steps)
-    } else {
-        cpu_iterations(f, r, &(0..f.len()).map(|i| f.ts(i)).collect::<Vec<_>>(), &steps)
-    };
+    let first = if exact { cpu_iterations(f, r, |i| f.ts_ns(r, i), &steps) } else { cpu_iterations(f, r, |i| f.ts(r, i), &steps) };
     (0..f.len())
         .map(|i| match f.stream(r, i) {
             s if s < 0 => first[i],
@@ -326,9 +324,9 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
 
 /// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
 /// the row's `ts`, else −1; `None` for other rows (HTA loops over every step for every row).
-fn cpu_iterations(f: &HtaFrame, r: &RankTrace, start: &[i64], steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
+fn cpu_iterations(f: &HtaFrame, r: &RankTrace, start: impl Fn(usize) -> i64, steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
     let mut windows = crate::model::windows::Windows::new(steps);
-    (0..f.len()).map(|i| (f.stream(r, i) < 0).then(|| windows.at(start[i]).unwrap_or(-1))).collect()
+    (0..f.len()).map(|i| (f.stream(r, i) < 0).then(|| windows.at(start(i)).unwrap_or(-1))).collect()
 }
 
 /// Per frame row, whether it is a GPU kernel: HTA's `GPUKernelFilter` (§1.4), `(stream >= 0 &
@@ -352,11 +350,11 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
     let n = f.row.len();
     let (gpu, steps) = gpu_and_steps(f, r);
     let cpu: Vec<usize> = if include_last {
-        let last_end = steps.iter().map(|&i| f.end(i)).reduce(f64::max);
-        (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts(i) as f64) <= e)).collect()
+        let last_end = steps.iter().map(|&i| f.end(r, i)).reduce(f64::max);
+        (0..n).filter(|&i| !gpu[i] && last_end.is_some_and(|e| (f.ts(r, i) as f64) <= e)).collect()
     } else {
-        let last_start = steps.iter().map(|&i| f.ts(i)).max();
-        (0..n).filter(|&i| !gpu[i] && last_start.is_some_and(|s| f.ts(i) < s)).collect()
+        let last_start = steps.iter().map(|&i| f.ts(r, i)).max();
+        (0..n).filter(|&i| !gpu[i] && last_start.is_some_and(|s| f.ts(r, i) < s)).collect()
     };
     let mut cpu_per_corr: rustc_hash::FxHashMap<i64, usize> = Default::default();
     for &i in &cpu {
@@ -377,10 +375,13 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
 fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
     let n = f.row.len();
     let (gpu, steps) = gpu_and_steps(f, r);
-    let limit =
-        if include_last { steps.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i] + 1).max() } else { steps.iter().map(|&i| f.ts_ns[i]).max() };
+    let limit = if include_last {
+        steps.iter().map(|&i| f.ts_ns(r, i) + f.dur_ns(r, i) + 1).max()
+    } else {
+        steps.iter().map(|&i| f.ts_ns(r, i)).max()
+    };
     let Some(limit) = limit else { return (0..n).collect() };
-    let cpu_kept = |i: usize| !gpu[i] && f.ts_ns[i] < limit;
+    let cpu_kept = |i: usize| !gpu[i] && f.ts_ns(r, i) < limit;
     // GPU rows with a correlation: kept when a kept CPU row has it too
     let mut gpu_kept = vec![false; n];
     for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
@@ -393,7 +394,7 @@ fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Ve
     (0..n)
         .filter(|&i| match (gpu[i], f.correlation(r, i)) {
             (false, _) => cpu_kept(i),
-            (true, -1) => f.ts_ns[i] < limit,
+            (true, -1) => f.ts_ns(r, i) < limit,
             (true, _) => gpu_kept[i],
         })
         .collect()
@@ -410,26 +411,46 @@ impl HtaFrame {
         self.row.is_empty()
     }
 
+    /// Start of row `i` of rank `r`'s frame, ns, relative to the earliest start of all ranks
+    /// (once aligned): HTA's `ts` × 1000, or the exact start (`exact`).
+    pub fn ts_ns(&self, r: &RankTrace, i: usize) -> i64 {
+        if self.rounded {
+            return self.rounded_ts_ns[i];
+        }
+        let t = r.events.ts[self.row[i] as usize];
+        (if self.exact { t } else { t.div_euclid(1000) * 1000 }) - self.ts_shift_ns
+    }
+
+    /// Duration of row `i`, ns: HTA's `dur` × 1000 (exact for the file's decimals), or the exact
+    /// duration.
+    pub fn dur_ns(&self, r: &RankTrace, i: usize) -> i64 {
+        if self.rounded {
+            self.rounded_dur_ns[i]
+        } else {
+            r.events.dur[self.row[i] as usize]
+        }
+    }
+
     /// `ts` of row `i`, µs, relative to [`HtaFrames::min_ts_us`] (floor of the exact time in
     /// `exact` frames): the start on the file's clock in whole µs, less the alignment.
-    pub fn ts(&self, i: usize) -> i64 {
-        (self.ts_ns[i] + self.ts_shift_ns).div_euclid(1000) - self.ts_shift_us
+    pub fn ts(&self, r: &RankTrace, i: usize) -> i64 {
+        (self.ts_ns(r, i) + self.ts_shift_ns).div_euclid(1000) - self.ts_shift_us
     }
 
     /// `end` of row `i`, µs: HTA's `ts + dur` on the file's clock (stale, not aligned; §1.7), or,
     /// in aligned exact frames, the aligned exact end.
-    pub fn end(&self, i: usize) -> f64 {
+    pub fn end(&self, r: &RankTrace, i: usize) -> f64 {
         if self.end_exact {
-            super::units::us(self.ts_ns[i] + self.dur_ns[i])
+            super::units::us(self.ts_ns(r, i) + self.dur_ns(r, i))
         } else {
-            (self.ts(i) + self.ts_shift_us) as f64 + self.dur(i)
+            (self.ts(r, i) + self.ts_shift_us) as f64 + self.dur(r, i)
         }
     }
 
     /// `dur` of row `i`, µs: the float64 HTA holds (integral unless `dur_is_float` and not
     /// rounded), the correctly rounded `dur_ns / 1000`.
-    pub fn dur(&self, i: usize) -> f64 {
-        ns_to_us_f64(self.dur_ns[i])
+    pub fn dur(&self, r: &RankTrace, i: usize) -> f64 {
+        ns_to_us_f64(self.dur_ns(r, i))
     }
 
     /// `index` of row `i` of rank `r`'s frame: the position of its event in the file's event array.
@@ -531,8 +552,10 @@ impl HtaFrame {
             }
         }
         pick(&mut self.row, order, in_place);
-        pick(&mut self.ts_ns, order, in_place);
-        pick(&mut self.dur_ns, order, in_place);
+        if self.rounded {
+            pick(&mut self.rounded_ts_ns, order, in_place);
+            pick(&mut self.rounded_dur_ns, order, in_place);
+        }
         pick(&mut self.index_correlation, order, in_place);
         pick(&mut self.iterations, order, in_place);
     }
@@ -562,9 +585,9 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             csv_field(r.strings.get(f.name(r, i))),
             csv_field(&r.id_text(f.pid(r, i))),
             csv_field(&r.id_text(f.tid(r, i))),
-            f.ts(i),
-            num(f.dur(i), f.dur_is_float),
-            num(f.end(i), f.dur_is_float),
+            f.ts(r, i),
+            num(f.dur(r, i), f.dur_is_float),
+            num(f.end(r, i), f.dur_is_float),
             f.stream(r, i),
             f.correlation(r, i),
             f.index_correlation[i],

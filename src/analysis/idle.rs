@@ -124,7 +124,7 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
     let mut ts_of_index: rustc_hash::FxHashMap<i64, i64> = Default::default();
     if hta {
         for i in (0..f.len()).rev() {
-            ts_of_index.insert(i64::from(f.index(r, i)), f.ts_ns[i]);
+            ts_of_index.insert(i64::from(f.index(r, i)), f.ts_ns(r, i));
         }
     }
     let launcher = (!hta).then(|| ctx.launchers(pos));
@@ -132,7 +132,7 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
     // event #0 if it is a row (§5.8). Without --hta: the launching call, if known.
     let launch_ts = |k: usize| match launcher {
         None => ts_of_index.get(&f.index_correlation[k]).copied(),
-        Some(l) => l.get(k).map(|l| f.ts_ns[l]),
+        Some(l) => l.get(k).map(|l| f.ts_ns(r, l)),
     };
     let all_streams: Vec<i64> = match streams {
         Some(s) => s.to_vec(),
@@ -150,12 +150,12 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
         .into_iter()
         .map(|stream| {
             let mut s: Vec<usize> = kernels.iter().copied().filter(|&k| f.stream(r, k) == stream).collect();
-            s.sort_by_key(|&k| f.ts_ns[k]);
+            s.sort_by_key(|&k| f.ts_ns(r, k));
             let mut out = StreamIdle { rank: f.rank, stream, ..Default::default() };
             let mut prev_end: Option<i64> = None;
             for k in s {
-                let end = f.ts_ns[k] + f.dur_ns[k];
-                let gap = prev_end.map(|p| f.ts_ns[k] - p);
+                let end = f.ts_ns(r, k) + f.dur_ns(r, k);
+                let gap = prev_end.map(|p| f.ts_ns(r, k) - p);
                 if !hta && gap.is_none_or(|g| g < 0) {
                     // first kernel, or a kernel overlapping an earlier one: no idle gap
                     prev_end = Some(prev_end.map_or(end, |p| p.max(end)));

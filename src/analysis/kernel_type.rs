@@ -117,9 +117,9 @@ pub(crate) fn typed_gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<(usi
 }
 
 /// `[ts, ts + dur)` as HTA holds it: µs floats (`ts` whole µs, `dur` as parsed or rounded).
-pub(crate) fn hta_interval(f: &HtaFrame, i: usize) -> (f64, f64) {
-    let ts = f.ts(i) as f64;
-    (ts, ts + f.dur(i))
+pub(crate) fn hta_interval(f: &HtaFrame, r: &RankTrace, i: usize) -> (f64, f64) {
+    let ts = f.ts(r, i) as f64;
+    (ts, ts + f.dur(r, i))
 }
 
 #[cfg(test)]

@@ -216,18 +216,20 @@ pub fn gpu_kernel_breakdown(ctx: &Context<'_>, opts: &KernelOptions) -> KernelBr
         let states = if ctx.hta {
             // HTA's floats: ts (whole µs) + dur; each segment truncated to whole µs
             let iv: Vec<Vec<(f64, f64)>> =
-                types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| hta_interval(f, i)).collect())).collect();
+                types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| hta_interval(f, r, i)).collect())).collect();
             sweep_states(&types, &iv, |a, b| (b - a) as i64 as f64, true)
         } else {
-            let iv: Vec<Vec<(i64, i64)>> =
-                types.iter().map(|&t| merge_intervals(rows_of(t).map(|i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect())).collect();
+            let iv: Vec<Vec<(i64, i64)>> = types
+                .iter()
+                .map(|&t| merge_intervals(rows_of(t).map(|i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect()))
+                .collect();
             sweep_states(&types, &iv, |a, b| us(b - a), false)
         };
         for (label, t) in states {
             *state_time.entry(label).or_default() += t;
         }
         for (k, &t) in types.iter().enumerate() {
-            let events: Vec<(&str, i64)> = rows_of(t).map(|i| (r.strings.get(f.name(r, i)), f.dur_ns[i])).collect();
+            let events: Vec<(&str, i64)> = rows_of(t).map(|i| (r.strings.get(f.name(r, i)), f.dur_ns(r, i))).collect();
             if !events.is_empty() {
                 per_type[k].push((t, f.rank, aggregate_by_name(&events, &fold, ctx.hta)));
             }

@@ -90,13 +90,13 @@ fn hta_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<La
     for c in (0..f.len()).filter(|&i| f.stream(r, i) == -1 && ids.contains(&f.correlation(r, i))) {
         for &g in gpu.get(&f.correlation(r, c)).map(Vec::as_slice).unwrap_or_default() {
             // pandas: (ts_y - ts_x) in int64, then - dur_x, then clip(lower=0)
-            let delay = (f.ts(g) - f.ts(c)) as f64 - f.dur(c);
+            let delay = (f.ts(r, g) - f.ts(r, c)) as f64 - f.dur(r, c);
             out.push(LaunchStat {
                 correlation: f.correlation(r, c),
                 cpu_row: c,
                 gpu_row: g,
-                cpu_duration: f.dur(c),
-                gpu_duration: f.dur(g),
+                cpu_duration: f.dur(r, c),
+                gpu_duration: f.dur(r, g),
                 launch_delay: delay.max(0.0),
             });
         }
@@ -109,13 +109,13 @@ fn exact_launch_stats(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<
     let mut out = Vec::new();
     for c in launch_calls(f, r, include_memory) {
         for g in gpu.get(f.correlation(r, c)) {
-            let delay = (f.ts_ns[g] - f.ts_ns[c] - f.dur_ns[c]).max(0);
+            let delay = (f.ts_ns(r, g) - f.ts_ns(r, c) - f.dur_ns(r, c)).max(0);
             out.push(LaunchStat {
                 correlation: f.correlation(r, c),
                 cpu_row: c,
                 gpu_row: g,
-                cpu_duration: us(f.dur_ns[c]),
-                gpu_duration: us(f.dur_ns[g]),
+                cpu_duration: us(f.dur_ns(r, c)),
+                gpu_duration: us(f.dur_ns(r, g)),
                 launch_delay: us(delay),
             });
         }
@@ -216,7 +216,7 @@ fn outliers(f: &HtaFrame, r: &RankTrace, stats: &[LaunchStat], runtime_cutoff: f
     Table::new(&format!("cuda_kernel_launch_outliers__rank{}", f.rank))
         .with("correlation", Unit::None, Values::Int(rows.iter().map(|s| s.correlation).collect()))
         .with("outlier", Unit::None, Values::Str(rows.iter().map(|s| reason(s)).collect()))
-        .with("ts", Unit::Us, Values::Float(rows.iter().map(|s| us(f.ts_ns[s.cpu_row])).collect()))
+        .with("ts", Unit::Us, Values::Float(rows.iter().map(|s| us(f.ts_ns(r, s.cpu_row))).collect()))
         .with("cpu_duration", Unit::Us, Values::Float(rows.iter().map(|s| s.cpu_duration).collect()))
         .with("gpu_duration", Unit::Us, Values::Float(rows.iter().map(|s| s.gpu_duration).collect()))
         .with("launch_delay", Unit::Us, Values::Float(rows.iter().map(|s| s.launch_delay).collect()))

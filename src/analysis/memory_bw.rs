@@ -90,9 +90,9 @@ pub fn memory_bw_points(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<BwPoint> 
         let name = memory_kernel_type(r.strings.get(f.name(r, i)));
         let bw = f.memory_bw_gbps(r, i);
         // HTA: "In case of 0 us duration events round it up to 1 us"
-        let dur = if hta && f.dur_ns[i] == 0 { 1000 } else { f.dur_ns[i] };
-        points.push(BwPoint { row: k, op: i, ts_ns: f.ts_ns[i], name: name.clone(), delta: bw, value: 0.0 });
-        points.push(BwPoint { row: n + k, op: i, ts_ns: f.ts_ns[i] + dur, name, delta: -bw, value: 0.0 });
+        let dur = if hta && f.dur_ns(r, i) == 0 { 1000 } else { f.dur_ns(r, i) };
+        points.push(BwPoint { row: k, op: i, ts_ns: f.ts_ns(r, i), name: name.clone(), delta: bw, value: 0.0 });
+        points.push(BwPoint { row: n + k, op: i, ts_ns: f.ts_ns(r, i) + dur, name, delta: -bw, value: 0.0 });
     }
     points.sort_by(|a, b| (&a.name, a.ts_ns, a.row).cmp(&(&b.name, b.ts_ns, b.row)));
     for group in points.chunk_by_mut(|a, b| a.name == b.name) {

@@ -49,11 +49,11 @@ pub fn comm_comp_overlap(ctx: &Context<'_>) -> Vec<Overlap> {
             let typed = typed_gpu_rows(f, r, ctx.hta);
             let rows_of = |t: KernelType| typed.iter().filter(move |(_, k)| *k == t).map(|(i, _)| *i);
             let (comm, overlap) = if ctx.hta {
-                let comm = merge_intervals(rows_of(KernelType::Communication).map(|i| hta_interval(f, i)).collect());
-                let comp = merge_intervals(rows_of(KernelType::Computation).map(|i| hta_interval(f, i)).collect());
+                let comm = merge_intervals(rows_of(KernelType::Communication).map(|i| hta_interval(f, r, i)).collect());
+                let comp = merge_intervals(rows_of(KernelType::Computation).map(|i| hta_interval(f, r, i)).collect());
                 (comm.iter().map(|(s, e)| e - s).sum::<f64>(), overlap_time(&comm, &comp, |a, b| b - a))
             } else {
-                let iv = |t| merge_intervals(rows_of(t).map(|i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
+                let iv = |t| merge_intervals(rows_of(t).map(|i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect());
                 let (comm, comp) = (iv(KernelType::Communication), iv(KernelType::Computation));
                 (us(comm.iter().map(|(s, e)| e - s).sum()), overlap_time(&comm, &comp, |a, b| us(b - a)))
             };

@@ -163,7 +163,7 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     }
     let mut points: Vec<QueuePoint> = ev
         .into_iter()
-        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns[row], stream: f.stream(r, gpu), queue_length: 0 })
+        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns(r, row), stream: f.stream(r, gpu), queue_length: 0 })
         .collect();
     // stable: equal (stream, ts, delta) keep the concatenation order
     points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta));
@@ -217,13 +217,14 @@ pub fn queue_length_summary(q: &RankQueue, hta: bool) -> Vec<(i64, Describe)> {
 /// Time each stream of `q` spent with at least `max_queue_length` operations queued (a point's
 /// value holds until the next point of its stream). HTA (`hta`) keeps only the last stream with
 /// such time (SPEC §5.6) and divides by the span of the rank's start times.
-pub fn blocked_on_full_queue(q: &RankQueue, f: &HtaFrame, max_queue_length: i64, hta: bool) -> Vec<Blocked> {
+pub fn blocked_on_full_queue(q: &RankQueue, f: &HtaFrame, r: &RankTrace, max_queue_length: i64, hta: bool) -> Vec<Blocked> {
+    let starts = || (0..f.len()).map(|i| f.ts_ns(r, i));
     let span = if hta {
-        let (lo, hi) = (f.ts_ns.iter().min(), f.ts_ns.iter().max());
+        let (lo, hi) = (starts().min(), starts().max());
         lo.zip(hi).map_or(0, |(lo, hi)| hi - lo)
     } else {
-        let lo = f.ts_ns.iter().min();
-        let hi = (0..f.len()).map(|i| f.ts_ns[i] + f.dur_ns[i]).max();
+        let lo = starts().min();
+        let hi = (0..f.len()).map(|i| f.ts_ns(r, i) + f.dur_ns(r, i)).max();
         lo.zip(hi).map_or(0, |(lo, hi)| hi - lo)
     };
     let mut out: Vec<Blocked> = Vec::new();
@@ -321,7 +322,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             blocked_raises = true;
             report.notes.push(format!("rank {}: HTA 0.5.0 raises IndexError in get_time_spent_blocked_on_full_queue (a GPU row repeated by its last-step filter); no time_blocked_on_full_queue table", q.rank));
         } else {
-            blocked.extend(blocked_on_full_queue(q, f, max_queue_length, ctx.hta));
+            blocked.extend(blocked_on_full_queue(q, f, r, max_queue_length, ctx.hta));
         }
         for (stream, pts) in q.streams().filter(|_| params.wants_charts()) {
             let c: Vec<(f64, f64)> =

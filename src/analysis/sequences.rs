@@ -153,7 +153,7 @@ pub fn frequent_kernel_sequences(
             graph.descendants(root)
         };
         let mut kernels: Vec<usize> = members.iter().copied().filter(|&m| graph.is_kernel(m)).collect();
-        kernels.sort_by_key(|&k| (f.ts_ns[k], f.index(r, k)));
+        kernels.sort_by_key(|&k| (f.ts_ns(r, k), f.index(r, k)));
         let key = (f.name(r, root), kernels.iter().map(|&k| f.name(r, k)).collect::<Vec<_>>());
         let p = by_key.entry(key.clone()).or_insert_with(|| Pattern {
             root: key.0,
@@ -165,7 +165,7 @@ pub fn frequent_kernel_sequences(
         });
         p.count += 1;
         p.gpu_ns += graph.kernel_dur_sum[root];
-        p.cpu_ns += f.dur_ns[root];
+        p.cpu_ns += f.dur_ns(r, root);
         p.members.extend(members);
     }
     let mut out: Vec<(String, Pattern)> = by_key

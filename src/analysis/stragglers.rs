@@ -140,7 +140,7 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
             if !valid.contains(&it) {
                 continue;
             }
-            let (ts, dur) = if hta { (f.ts(i) as f64, f.dur(i)) } else { (us(f.ts_ns[i]), us(f.dur_ns[i])) };
+            let (ts, dur) = if hta { (f.ts(r, i) as f64, f.dur(r, i)) } else { (us(f.ts_ns(r, i)), us(f.dur_ns(r, i))) };
             t_min = t_min.min(ts);
             max_end = max_end.max(ts + dur);
             if it != -1 && !iterations.contains(&it) {

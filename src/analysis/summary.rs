@@ -47,7 +47,7 @@ use super::overlap::comm_comp_overlap;
 use super::patterns::{find_patterns, Pattern, Thresholds, Verdict};
 use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
-use crate::model::{Kind, StrId};
+use crate::model::{Kind, RankTrace, StrId};
 use crate::table::{Chart, Line, Report, Series};
 use crate::table::{Table, Unit, Values};
 
@@ -98,9 +98,9 @@ const CLASSES: [KernelType; 4] = [KernelType::Computation, KernelType::Communica
 
 /// One rank's GPU time (`None` without GPU operations) from its GPU rows with their class, and the time
 /// each class runs (the union of its rows' intervals; classes overlap), in [`CLASSES`] order.
-fn rank_gpu_time(f: &HtaFrame, typed: &[(usize, KernelType)]) -> (Option<GpuTime>, [i64; 4]) {
+fn rank_gpu_time(f: &HtaFrame, r: &RankTrace, typed: &[(usize, KernelType)]) -> (Option<GpuTime>, [i64; 4]) {
     // the intervals sorted once; each union below is one pass over those it keeps
-    let mut iv: Vec<(i64, i64, KernelType)> = typed.iter().map(|&(i, t)| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i], t)).collect();
+    let mut iv: Vec<(i64, i64, KernelType)> = typed.iter().map(|&(i, t)| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i), t)).collect();
     iv.sort_unstable_by_key(|&(s, e, _)| (s, e));
     let union = |keep: &dyn Fn(KernelType) -> bool| covered_sorted(iv.iter().filter(|x| keep(x.2)).map(|&(s, e, _)| (s, e)));
     let by_class = CLASSES.map(|c| union(&|t| t == c));
@@ -133,7 +133,7 @@ pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
             .filter(|&i| f.stream(r, i) == -1 && r.strings.get(f.name(r, i)).starts_with("ProfilerStep"))
             .filter_map(|i| {
                 hta_step_number(r.strings.get(f.name(r, i)))
-                    .map(|n| (f.ts_ns[i], StepTime { rank: f.rank, step: n, duration: f.dur_ns[i] }))
+                    .map(|n| (f.ts_ns(r, i), StepTime { rank: f.rank, step: n, duration: f.dur_ns(r, i) }))
             })
             .collect();
         steps.sort_by_key(|(ts, s)| (*ts, s.step));
@@ -193,7 +193,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let mut kernel_type_of: BTreeMap<String, KernelType> = BTreeMap::new();
     for (f, r) in ctx.ranks() {
         let typed = typed_gpu_rows(f, r, false);
-        let (g, classes) = rank_gpu_time(f, &typed);
+        let (g, classes) = rank_gpu_time(f, r, &typed);
         gpu.push((f.rank, g));
         for (sum, t) in by_class.iter_mut().zip(classes) {
             *sum += t;
@@ -203,8 +203,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         for &(i, t) in &typed {
             let e = rank_kernels.entry(f.name(r, i)).or_insert((0, 0, t));
             e.0 += 1;
-            e.1 += f.dur_ns[i];
-            gpu_total += f.dur_ns[i];
+            e.1 += f.dur_ns(r, i);
+            gpu_total += f.dur_ns(r, i);
         }
         for (id, (calls, total, t)) in rank_kernels {
             let name = r.strings.get(id);
@@ -217,8 +217,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         for i in (0..f.len()).filter(|&i| f.stream(r, i) == -1 && r.events.kind[f.row[i] as usize] == Kind::CpuOp) {
             let e = rank_ops.entry(f.name(r, i)).or_default();
             e.0 += 1;
-            e.1 += f.dur_ns[i];
-            cpu_total += f.dur_ns[i];
+            e.1 += f.dur_ns(r, i);
+            cpu_total += f.dur_ns(r, i);
         }
         for (id, (calls, total)) in rank_ops {
             let e = ops.entry(r.strings.get(id).to_string()).or_default();

@@ -47,13 +47,13 @@ pub fn temporal_breakdown(ctx: &Context<'_>) -> Vec<(u32, Option<Temporal>)> {
     ctx.ranks()
         .map(|(f, r)| {
             let g = gpu_rows(f, r, ctx.hta);
-            let all = merge_intervals(g.iter().map(|&i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect());
+            let all = merge_intervals(g.iter().map(|&i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect());
             let (Some(first), Some(last)) = (all.first(), all.last()) else { return (f.rank, None) };
             let kernel_time = last.1 - first.0;
             let idle = kernel_time - covered(&all);
             let mut memo = FxHashMap::default();
             let compute_rows = g.iter().filter(|&&i| row_kernel_type(f, r, i, ctx.hta, &mut memo) == KernelType::Computation);
-            let compute = covered(&merge_intervals(compute_rows.map(|&i| (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i])).collect()));
+            let compute = covered(&merge_intervals(compute_rows.map(|&i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect()));
             (f.rank, Some(Temporal { rank: f.rank, idle, compute, non_compute: kernel_time - compute - idle, kernel_time }))
         })
         .collect()

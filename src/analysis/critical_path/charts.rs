@@ -80,7 +80,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
     let mut time_on_lane: FxHashMap<Lane, (i64, bool)> = FxHashMap::default();
     for &row in &event_rows {
         let e = time_on_lane.entry(lane_key(row)).or_default();
-        e.0 += f.dur_ns[row];
+        e.0 += f.dur_ns(r, row);
         e.1 |= on_path.contains(&(row as u32));
     }
     let mut keys: Vec<_> = time_on_lane.keys().cloned().collect();
@@ -101,7 +101,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         })
         .collect();
     let (t0, t1) =
-        (cp.window.start, event_rows.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(cp.window.start).min(cp.window.end));
+        (cp.window.start, event_rows.iter().map(|&i| f.ts_ns(r, i) + f.dur_ns(r, i)).max().unwrap_or(cp.window.start).min(cp.window.end));
     let cell = ((t1 - t0).max(1) as f64 / RUN_CELLS).max(1.0);
     // times in µs, or in ms for a window of a second or more (an axis of 8-digit µs reads badly)
     let (per_unit, unit) = if t1 - t0 >= 1_000_000_000 { (1e6, "ms") } else { (1e3, "µs") };
@@ -111,7 +111,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
     let mut off: Vec<(u32, i64, i64)> = event_rows
         .iter()
         .filter(|&&row| !on_path.contains(&(row as u32)))
-        .filter_map(|&row| lane_of.get(&lane_key(row)).map(|&l| (l, f.ts_ns[row], f.ts_ns[row] + f.dur_ns[row])))
+        .filter_map(|&row| lane_of.get(&lane_key(row)).map(|&l| (l, f.ts_ns(r, row), f.ts_ns(r, row) + f.dur_ns(r, row))))
         .collect();
     off.sort_unstable();
     let mut cur: Option<(u32, i64, i64)> = None;
@@ -147,7 +147,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         } else {
             3
         };
-        runs.push((l, at(f.ts_ns[row] - t0), at(f.ts_ns[row] + f.dur_ns[row] - t0), k));
+        runs.push((l, at(f.ts_ns(r, row) - t0), at(f.ts_ns(r, row) + f.dur_ns(r, row) - t0), k));
         run_labels.push(event_name(row));
     }
     let mut arrows = Vec::new();

@@ -145,7 +145,7 @@ pub fn add_gpu_edges(
             }
         })
         .collect();
-    let sort_key = |i: usize| if is_sync_row(i) { f.ts_ns[i] + f.dur_ns[i] } else { f.ts_ns[i] };
+    let sort_key = |i: usize| if is_sync_row(i) { f.ts_ns(r, i) + f.dur_ns(r, i) } else { f.ts_ns(r, i) };
     ops.sort_by_key(|&i| sort_key(i));
 
     // HTA's queue length at each event index (the whole rank)
@@ -208,7 +208,7 @@ pub fn add_gpu_edges(
         }
         let last = last_node.get(&stream).copied();
         let ts = |n: u32| g.nodes[n as usize].ts;
-        let launch = launch_of(i).map(|l| (l, f.ts_ns[l]));
+        let launch = launch_of(i).map(|l| (l, f.ts_ns(r, l)));
         let queue_ok = !hta || {
             let q = |idx: i64| queue.get(&idx).copied();
             q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index(r, i))) == Some(0)
@@ -278,7 +278,7 @@ fn infer_syncs(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], ops: 
             continue;
         }
         let Some((_, end)) = g.nodes_of(i) else { continue };
-        let (from, to) = (f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i]);
+        let (from, to) = (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i));
         let found: Vec<(i64, u32)> = streams.iter().filter_map(|&s| last_in(s, from, to)).collect();
         let srcs: Vec<u32> = if sync_kind(name) == Some(true) {
             found.iter().map(|&(_, n)| n).collect()
@@ -328,7 +328,7 @@ impl EventMatches {
                 .filter_map(|k| launcher.get(k).map(|l| (l, k)))
                 .collect()
         };
-        launches.sort_by_key(|&(l, k)| (f.ts_ns[l], if hta { 0 } else { f.ts_ns[k] }));
+        launches.sort_by_key(|&(l, k)| (f.ts_ns(r, l), if hta { 0 } else { f.ts_ns(r, k) }));
         // launches per (gpu, stream) and per (pid, tid, stream), in launch order
         let mut per_stream: FxHashMap<(u32, i64), Vec<usize>> = FxHashMap::default();
         let mut per_thread: FxHashMap<(u32, u32, i64), Vec<usize>> = FxHashMap::default();
@@ -336,7 +336,7 @@ impl EventMatches {
             per_stream.entry((f.pid(r, k), f.stream(r, k))).or_default().push(id);
             per_thread.entry((f.pid(r, l), f.tid(r, l), f.stream(r, k))).or_default().push(id);
         }
-        let launch_ts = |id: usize| f.ts_ns[launches[id].0];
+        let launch_ts = |id: usize| f.ts_ns(r, launches[id].0);
         let kernel_index = |id: usize| -> i64 {
             let (l, k) = launches[id];
             if hta {
@@ -354,7 +354,7 @@ impl EventMatches {
             let Some(&(stream, gpu)) = stream_of_record.get(&f.correlation(r, i)) else { continue };
             let Some(ids) = per_stream.get(&(gpu, stream)) else { continue };
             // the last launch at or before the record (a launch at the same time sorts first)
-            let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns[i]);
+            let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns(r, i));
             if let Some(k) = k.checked_sub(1) {
                 m.recorded.insert(f.correlation(r, i), kernel_index(ids[k]));
             }
@@ -376,7 +376,7 @@ impl EventMatches {
             let Some(w) = w.filter(|&w| f.stream(r, w) != -1) else { continue };
             let Some(ids) = per_thread.get(&(f.pid(r, i), f.tid(r, i), f.stream(r, w))) else { continue };
             // the first launch after the wait call (one at the same time sorts before it)
-            let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns[i]);
+            let k = ids.partition_point(|&id| launch_ts(id) <= f.ts_ns(r, i));
             if let Some(&id) = ids.get(k) {
                 m.waiting.insert(i64::from(f.index(r, i)), kernel_index(id));
             }

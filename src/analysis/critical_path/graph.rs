@@ -111,12 +111,12 @@ impl Graph {
     /// listed twice gets the later nodes, as HTA's event → node maps keep the last).
     /// `clamp_at`: weights at or below it are 0 on the graph (`-1000` for HTA's `<= -1` µs, `-1`
     /// for "any negative").
-    pub fn new(f: &HtaFrame, rows: &[usize], clamp_at: i64) -> Graph {
+    pub fn new(f: &HtaFrame, r: &RankTrace, rows: &[usize], clamp_at: i64) -> Graph {
         let mut g = Graph { node_of_row: vec![NONE; f.len()], clamp_at, ..Default::default() };
         for &i in rows {
             let id = g.nodes.len() as u32;
-            g.nodes.push(Node { row: i as u32, ts: f.ts_ns[i], start: true });
-            g.nodes.push(Node { row: i as u32, ts: f.ts_ns[i] + f.dur_ns[i], start: false });
+            g.nodes.push(Node { row: i as u32, ts: f.ts_ns(r, i), start: true });
+            g.nodes.push(Node { row: i as u32, ts: f.ts_ns(r, i) + f.dur_ns(r, i), start: false });
             g.node_of_row[i] = id;
         }
         g.in_graph = vec![false; g.nodes.len()];
@@ -226,7 +226,7 @@ impl StackTree {
         // (time, 0 = end / 1 = start, tiebreak, position)
         let mut points: Vec<(i64, u8, i64, i64, u32)> = Vec::with_capacity(rows.len() * 2);
         for (p, &i) in rows.iter().enumerate() {
-            let (ts, dur, idx) = (f.ts_ns[i], f.dur_ns[i].max(0), i64::from(f.index(r, i)));
+            let (ts, dur, idx) = (f.ts_ns(r, i), f.dur_ns(r, i).max(0), i64::from(f.index(r, i)));
             points.push((ts, 1, -dur, idx, p as u32));
             points.push((ts + dur, 0, dur, -idx, p as u32));
         }

@@ -92,9 +92,13 @@ mod tests {
 
     /// A graph over `n` one-node events at times `ts`, with edges `(src, dst, zero)`.
     fn graph(ts: &[i64], edges: &[(u32, u32)]) -> Graph {
-        let f = HtaFrame { ts_ns: ts.to_vec(), dur_ns: vec![0; ts.len()], row: (0..ts.len() as u32).collect(), ..Default::default() };
+        // exact frame rows read their times from the model rows
+        let mut r = crate::model::RankTrace::default();
+        (r.events.ts, r.events.dur) = (ts.to_vec(), vec![0; ts.len()]);
+        let mut f = HtaFrame::default();
+        (f.row, f.exact) = ((0..ts.len() as u32).collect(), true);
         let rows: Vec<usize> = (0..ts.len()).collect();
-        let mut g = Graph::new(&f, &rows, -1);
+        let mut g = Graph::new(&f, &r, &rows, -1);
         for &(a, b) in edges {
             // start nodes only: node 2k is event k's start
             g.add(2 * a, 2 * b, EdgeKind::Operator, false);

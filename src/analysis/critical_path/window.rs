@@ -74,14 +74,14 @@ pub fn window(f: &HtaFrame, r: &RankTrace, annotation: &str, inst: Instances, ht
         return fail(format!("rank {} has no events", f.rank));
     }
     if annotation.is_empty() {
-        let start = *f.ts_ns.iter().min().unwrap_or(&0);
-        let end = if hta { i64::MAX } else { (0..f.len()).map(|i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(start) };
+        let start = (0..f.len()).map(|i| f.ts_ns(r, i)).min().unwrap_or(0);
+        let end = if hta { i64::MAX } else { (0..f.len()).map(|i| f.ts_ns(r, i) + f.dur_ns(r, i)).max().unwrap_or(start) };
         return Ok(Window { start, end });
     }
     let mut rows: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name(r, i)).contains(annotation)).collect();
     if !hta {
         rows.retain(|&i| f.stream(r, i) == -1);
-        rows.sort_by_key(|&i| (f.ts_ns[i], f.index(r, i)));
+        rows.sort_by_key(|&i| (f.ts_ns(r, i), f.index(r, i)));
     }
     if rows.is_empty() {
         return fail(format!("annotation '{annotation}' is not in rank {}; it has {}", f.rank, annotation_list(f, r)));
@@ -96,8 +96,8 @@ pub fn window(f: &HtaFrame, r: &RankTrace, annotation: &str, inst: Instances, ht
         ));
     }
     let chosen = &rows[inst.first..=inst.last.min(rows.len() - 1)];
-    let start = chosen.iter().map(|&i| f.ts_ns[i]).min().unwrap_or(0);
-    let end = chosen.iter().map(|&i| f.ts_ns[i] + f.dur_ns[i]).max().unwrap_or(start);
+    let start = chosen.iter().map(|&i| f.ts_ns(r, i)).min().unwrap_or(0);
+    let end = chosen.iter().map(|&i| f.ts_ns(r, i) + f.dur_ns(r, i)).max().unwrap_or(start);
     Ok(Window { start, end })
 }
 
@@ -129,7 +129,7 @@ pub fn annotation_list(f: &HtaFrame, r: &RankTrace) -> String {
 /// Frame rows in window `w` (module docs), in `index` order. `launcher`: each row's launching
 /// call (default mode; empty with `hta`).
 pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &Launchers) -> Vec<usize> {
-    let inside = |i: usize| f.stream(r, i) == -1 && w.start <= f.ts_ns[i] && f.ts_ns[i] <= w.end && f.dur_ns[i] > 0;
+    let inside = |i: usize| f.stream(r, i) == -1 && w.start <= f.ts_ns(r, i) && f.ts_ns(r, i) <= w.end && f.dur_ns(r, i) > 0;
     let mut keep: Vec<usize> = (0..f.len()).filter(|&i| inside(i)).collect();
     if hta {
         let launched: FxHashSet<i64> = keep.iter().map(|&i| f.index_correlation[i]).collect();

@@ -184,7 +184,7 @@ fn op_sequences(ranks: &[(&HtaFrame, &RankTrace)]) -> BTreeMap<String, BTreeMap<
                 p = graph.parent(x);
             }
             if let Some(op) = p {
-                calls.entry(op).or_default().push((f.ts_ns[k], k));
+                calls.entry(op).or_default().push((f.ts_ns(r, k), k));
             }
         }
         let mut short: FxHashMap<StrId, String> = FxHashMap::default();

@@ -90,7 +90,7 @@ pub(super) fn side_values(
             if let Some(k) = key(s, i, by, o) {
                 let v = by_id.entry(k).or_default();
                 v.0 += 1;
-                v.1 += s.f.dur_ns[i];
+                v.1 += s.f.dur_ns(s.r, i);
             }
         }
         let mut m: BTreeMap<String, (f64, f64)> = BTreeMap::new();

@@ -109,7 +109,7 @@ impl<'a> LabeledTrace<'a> {
             }
             let g = groups.entry((self.rank.strings.get(f.cat(r, i)), self.rank.strings.get(f.name(r, i)))).or_insert((0, 0));
             g.0 += 1;
-            g.1 += f.dur_ns[i];
+            g.1 += f.dur_ns(r, i);
         }
         groups
             .into_iter()
@@ -273,7 +273,7 @@ pub fn hta_summary(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iteratio
     let step = |s: &LabeledTrace<'_>, it: Option<i64>| -> Option<(i64, f64)> {
         let it = it.or_else(|| s.iterations().first().copied())?;
         let (f, r) = (&s.frame, s.rank);
-        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name(r, i))) == Some(it)).map(|i| (it, ms(f.dur_ns[i])))
+        (0..f.len()).find(|&i| hta_step_number(s.rank.strings.get(f.name(r, i))) == Some(it)).map(|i| (it, ms(f.dur_ns(r, i))))
     };
     let mut line = match (step(control, iterations.0), step(test, iterations.1)) {
         (Some((ci, c)), Some((ti, t))) => format!(

@@ -31,13 +31,13 @@ pub(super) fn rank_steps(side: &Side<'_>) -> Result<Vec<Vec<StepValues>>, Analys
         let mut dur: FxHashMap<i64, i64> = FxHashMap::default();
         for i in (0..f.len()).filter(|&i| f.stream(r, i) == -1) {
             if let Some(n) = hta_step_number(r.strings.get(f.name(r, i))) {
-                dur.entry(n).or_insert(f.dur_ns[i]);
+                dur.entry(n).or_insert(f.dur_ns(r, i));
             }
         }
         let mut work: FxHashMap<i64, Vec<(i64, i64)>> = FxHashMap::default();
         for i in gpu_rows(f, r, false) {
             if let Some(n) = f.iteration(i) {
-                work.entry(n).or_default().push((f.ts_ns[i], f.ts_ns[i] + f.dur_ns[i]));
+                work.entry(n).or_default().push((f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i)));
             }
         }
         let steps = s
