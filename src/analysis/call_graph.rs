@@ -494,7 +494,7 @@ impl CallGraph {
     fn finish(&mut self, f: &HtaFrame, r: &RankTrace, mut depth: Vec<i32>) {
         let total = self.parent.len();
         // every node's live children into one flat list (roots' too, for the walk below); the
-        // per-node vectors go before the walk's own columns are made
+        // build-time lists ([`Children`]) go before the walk's own columns are made
         let children = std::mem::take(&mut self.children);
         self.child_start = Vec::with_capacity(total + 1);
         self.child_start.push(0);
