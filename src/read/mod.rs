@@ -216,6 +216,16 @@ impl FileReader {
         }
     }
 
+    /// Blocks handed out by [`FileReader::take_blocks`] and not merged yet: those whose result
+    /// has not arrived and those whose result waits for an earlier block's (each holds its
+    /// bytes and its result, so this bounds the memory a split reader takes).
+    pub fn blocks_unmerged(&self) -> u32 {
+        match &self.stage {
+            Stage::JsonSplit(js) => js.0.unmerged(),
+            _ => 0,
+        }
+    }
+
     /// Takes the result of [`parse_block`] for one of this reader's blocks, and the block (for a
     /// range job, the result of [`parse_range`] and no block). A range job whose block must be
     /// parsed again gives a new job to [`FileReader::take_blocks`].

@@ -56,8 +56,11 @@ impl Splitter {
             }
             return;
         }
-        if self.pending.capacity() == 0 {
-            self.pending.reserve(self.target.saturating_add(WINDOW).min(1 << 30));
+        // at most a block, the window searched for its cut and the bytes that came with it are
+        // pending: reserved once at that size, not doubled by a chunk that crosses it
+        let room = self.target.saturating_add(WINDOW).saturating_add(data.len()).min(1 << 30);
+        if self.pending.capacity() < room.min(self.pending.len() + data.len()) {
+            self.pending.reserve_exact(room - self.pending.len());
         }
         self.pending.extend_from_slice(data);
         if self.in_object.is_none() {
@@ -128,6 +131,11 @@ impl Splitter {
     /// Blocks handed out whose result has not arrived yet.
     pub(in crate::read) fn outstanding(&self) -> u32 {
         self.next_seq - self.next_merge - self.waiting.len() as u32
+    }
+
+    /// Blocks handed out and not merged yet (arrived or not).
+    pub(in crate::read) fn unmerged(&self) -> u32 {
+        self.next_seq - self.next_merge
     }
 }
 
