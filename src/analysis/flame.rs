@@ -47,7 +47,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let m = measure(params.str("measure"))?;
     let text = params.str("range").trim();
     let range = if text.is_empty() { None } else { Some(parse_range(text)?) };
-    let p = profile::build(ctx.trace, &Options { ranks: ctx.selected.clone(), range });
+    let p = profile::build(ctx.trace, &Options { ranks: ctx.selected.clone(), range, timelines: false });
     let mut report = Report::default();
     let whole = match m {
         Measure::Cpu => p.cpu_ns(),

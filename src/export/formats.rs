@@ -102,7 +102,7 @@ pub fn export(trace: &Trace, format: Format, r: &Request, stem: &str) -> Result<
         }
         return Ok(files);
     }
-    let p = profile::build(trace, &Options { ranks: positions, range: r.range });
+    let p = profile::build(trace, &Options { ranks: positions, range: r.range, timelines: format == Format::Speedscope });
     let (cpu, gpu) = (p.cpu_ns(), p.gpu_ns());
     let no_cpu = "the trace has no CPU spans (python functions, operators, annotations, runtime calls) to build call stacks from";
     let bytes = match format {
