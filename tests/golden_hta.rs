@@ -162,7 +162,7 @@ mod critical_path {
             let mut count: std::collections::HashMap<(i64, i64), usize> = Default::default();
             for p in queue_points(ctx, pos).unwrap_or_default() {
                 *count.entry((p.stream, p.ts_ns)).or_default() += 1;
-                stream_ts_of_index.insert(i64::from(f.index(&ctx.trace.ranks[pos], p.row)), (p.stream, p.ts_ns));
+                stream_ts_of_index.insert(i64::from(f.index(&ctx.trace.ranks[pos], p.row())), (p.stream, p.ts_ns));
             }
             tied.extend(count.into_iter().filter(|c| c.1 > 1).map(|c| c.0));
         }

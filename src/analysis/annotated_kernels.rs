@@ -242,7 +242,7 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         .with("ts", Unit::Us, ts)
         .with("dur", Unit::Us, dur)
         .with("correlation", Unit::None, ints(&|i| f.correlation(r, i)))
-        .with("index_correlation", Unit::None, ints(&|i| f.index_correlation[i]))
+        .with("index_correlation", Unit::None, ints(&|i| f.index_correlation(r, i)))
         .with("iteration", Unit::None, iteration)
         .with("s_user_annotation", Unit::None, Values::Str(kernels.iter().map(annotation).collect()));
     if !hta {

@@ -163,7 +163,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
     for i in (0..f.len()).filter(|&i| f.stream(r, i) != -1) {
-        kernels.entry(f.index_correlation[i]).or_default().push(i);
+        kernels.entry(f.index_correlation(r, i)).or_default().push(i);
     }
     let mut out = Vec::new();
     for l in (0..f.len()).filter(|&i| hta_is_launch(name(i))) {

@@ -247,11 +247,11 @@ impl CallGraph {
         let mut launched: Vec<(usize, usize)> = Vec::new();
         for i in 0..n {
             let is_kernel = if opts.hta {
-                f.stream(r, i) > 0 && f.index_correlation[i] > 0
+                f.stream(r, i) > 0 && f.index_correlation(r, i) > 0
             } else {
-                f.stream(r, i) != -1 && f.index_correlation[i] > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
+                f.stream(r, i) != -1 && f.index_correlation(r, i) > 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync
             };
-            if let (true, Some(l)) = (is_kernel, first(f.index_correlation[i])) {
+            if let (true, Some(l)) = (is_kernel, first(f.index_correlation(r, i))) {
                 if opts.hta || f.stream(r, l) == -1 {
                     launched.push((l, i));
                 }

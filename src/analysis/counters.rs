@@ -99,10 +99,10 @@ pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usi
         samples.extend(queue.into_iter().map(|p| CounterSample {
             name: "Queue Length".into(), // static: no copy per sample
             counter: "Queue Length",
-            pid: f.pid(r, p.gpu),
+            pid: f.pid(r, p.gpu()),
             id: Some(p.stream),
             ts_ns: p.ts_ns + offset,
-            value: p.queue_length as f64,
+            value: p.queue_length() as f64,
         }));
         samples.extend(bw.into_iter().map(|p| CounterSample {
             name: p.name.into(),

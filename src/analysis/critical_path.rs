@@ -176,7 +176,7 @@ impl CriticalPath {
 fn has_nodes(f: &HtaFrame, r: &RankTrace, i: usize, hta: bool) -> bool {
     if hta {
         return matches!(r.strings.get(f.cat(r, i)), "cpu_op" | "cuda_runtime" | "cuda_driver")
-            || f.stream(r, i) != -1 && f.index_correlation[i] >= 0;
+            || f.stream(r, i) != -1 && f.index_correlation(r, i) >= 0;
     }
     let kind = r.events.kind[f.row[i] as usize];
     if f.stream(r, i) == -1 {

@@ -221,7 +221,7 @@ fn table(f: &HtaFrame, r: &RankTrace, kernels: &[CuptiKernel], hta: bool) -> Tab
             .with("input_type", Unit::None, strs(&|_| "-1".into()))
             .with("input_strides", Unit::None, strs(&|_| "-1".into()))
             .with("external_id", Unit::None, ints(&|i| f.external_id(r, i)))
-            .with("index_correlation", Unit::None, ints(&|i| f.index_correlation[i]))
+            .with("index_correlation", Unit::None, ints(&|i| f.index_correlation(r, i)))
             .with("iteration", Unit::None, iteration)
             .with("end", Unit::Us, num(&|i| f.end(r, i)))
             .with("depth", Unit::None, ints(&|_| -1))

@@ -106,10 +106,14 @@ pub struct HtaFrame {
     pub ts_shift_ns: i64,
     /// `end` is the aligned exact end (`exact` frames, once aligned) instead of HTA's stale one.
     pub end_exact: bool,
-    /// `index_correlation`: −1 no link, 0 correlated but no partner, else the partner's `index`.
-    pub index_correlation: Vec<i64>,
-    /// `iteration` ([`HtaFrame::iteration`]), [`NAN_ITERATION`] for HTA's NaN.
-    pub(crate) iterations: Vec<i64>,
+    /// The partner's `index` + 1 (read by [`HtaFrame::index_correlation`]); 0 for a row
+    /// without one, whose `index_correlation` is `min(correlation, 0)`. 4 bytes a row.
+    index_correlation: Vec<u32>,
+    /// `iteration` ([`HtaFrame::iteration`]) as a position in `iteration_values`.
+    iterations: Vec<u32>,
+    /// The distinct values of `iteration` (a trace has few: its step numbers, −1, and
+    /// [`NAN_ITERATION`] for HTA's NaN).
+    iteration_values: Vec<i64>,
 }
 
 /// Row lookups by `index` (HTA's `.loc[label]`): the first frame row with each `index`.
@@ -251,8 +255,19 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let mut f = HtaFrame { rank: r.rank, rounded, exact, dur_is_float, rounded_ts_ns, rounded_dur_ns, row: rows, ..Default::default() };
     let partner;
     (f.index_correlation, partner) = index_correlation(&f, r);
-    f.iterations = iteration(&f, r, exact, &partner).into_iter().map(|it| it.unwrap_or(NAN_ITERATION)).collect();
-    f.iteration_is_float = f.iterations.contains(&NAN_ITERATION);
+    let mut values: rustc_hash::FxHashMap<i64, u32> = Default::default();
+    f.iterations = iteration(&f, r, exact, &partner)
+        .into_iter()
+        .map(|it| {
+            let next = values.len() as u32;
+            *values.entry(it.unwrap_or(NAN_ITERATION)).or_insert(next)
+        })
+        .collect();
+    f.iteration_values = vec![0; values.len()];
+    for (v, k) in values {
+        f.iteration_values[k as usize] = v;
+    }
+    f.iteration_is_float = f.iteration_values.contains(&NAN_ITERATION);
     f
 }
 
@@ -269,8 +284,9 @@ fn by_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<(i64, EventId)> {
 
 /// `transform_correlation_to_index` (§1.5): the column, and each row's partner (the row whose
 /// `index` it holds; `u32::MAX` for none).
-fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<i64>, Vec<u32>) {
-    let mut ic: Vec<i64> = (0..f.len()).map(|i| f.correlation(r, i).min(0)).collect();
+fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<u32>, Vec<u32>) {
+    // the partner's index + 1; 0: none
+    let mut ic: Vec<u32> = vec![0; f.len()];
     let mut partner = vec![u32::MAX; f.len()];
     let gpu = gpu_kernel_rows(f, r);
     // per correlation, the last CPU and the last GPU row (row order); each row takes the other side's
@@ -279,7 +295,8 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<i64>, Vec<u32>) {
         let (last_cpu, last_gpu) = (last(false), last(true));
         for &(_, i) in group {
             if let Some(j) = if gpu[i as usize] { last_cpu } else { last_gpu } {
-                ic[i as usize] = i64::from(f.index(r, j as usize));
+                // an `index` is below the number of events, so + 1 fits
+                ic[i as usize] = f.index(r, j as usize).saturating_add(1);
                 partner[i as usize] = j;
             }
         }
@@ -310,7 +327,7 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
             s if s < 0 => first[i],
             0 => None,
             _ => {
-                let ic = f.index_correlation[i];
+                let ic = f.index_correlation(r, i);
                 if ic > 0 {
                     // the partner's value as assigned so far: NaN unless it is a stream < 0 row
                     first[partner[i] as usize]
@@ -496,7 +513,16 @@ impl HtaFrame {
 
     /// `iteration` of row `i`: its step number, −1 outside steps, `None` for HTA's NaN.
     pub fn iteration(&self, i: usize) -> Option<i64> {
-        Some(self.iterations[i]).filter(|&it| it != NAN_ITERATION)
+        Some(self.iteration_values[self.iterations[i] as usize]).filter(|&it| it != NAN_ITERATION)
+    }
+
+    /// `index_correlation` of row `i`: the partner's `index`; without one `min(correlation,
+    /// 0)`: −1 no correlation, 0 correlated but no partner.
+    pub fn index_correlation(&self, r: &RankTrace, i: usize) -> i64 {
+        match self.index_correlation[i] {
+            0 => self.correlation(r, i).min(0),
+            k => i64::from(k) - 1,
+        }
     }
 
     /// `external_id` of row `i` of rank `r`'s frame (−1 when absent, or given under another key
@@ -590,7 +616,7 @@ pub fn render_csv(f: &HtaFrame, r: &RankTrace) -> String {
             num(f.end(r, i), f.dur_is_float),
             f.stream(r, i),
             f.correlation(r, i),
-            f.index_correlation[i],
+            f.index_correlation(r, i),
             it,
             f.external_id(r, i),
             f.bytes(r, i),

@@ -131,7 +131,7 @@ pub fn idle_time(ctx: &Context<'_>, pos: usize, streams: Option<&[i64]>, delay_n
     // HTA joins `index_correlation` on the index label: −1 finds nothing, 0 (no partner) finds
     // event #0 if it is a row (§5.8). Without --hta: the launching call, if known.
     let launch_ts = |k: usize| match launcher {
-        None => ts_of_index.get(&f.index_correlation[k]).copied(),
+        None => ts_of_index.get(&f.index_correlation(r, k)).copied(),
         Some(l) => l.get(k).map(|l| f.ts_ns(r, l)),
     };
     let all_streams: Vec<i64> = match streams {

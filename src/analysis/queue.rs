@@ -70,22 +70,40 @@ pub const HTA_LAUNCH_NAMES: [&str; 11] = [
 /// Most points drawn per line.
 const CHART_POINTS: usize = 5000;
 
-/// One change of a stream's queue length.
+/// One change of a stream's queue length: 32 bytes (a series has two a GPU operation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuePoint {
-    /// Frame row of the event: the launching call (+1) or the GPU operation (−1). Its `index`
-    /// and `ts` are the point's.
-    pub row: usize,
-    /// Frame row of the GPU operation (the point's `pid`, `tid` and `stream`).
-    pub gpu: usize,
-    /// +1 (launch) or −1 (the operation starts).
-    pub delta: i64,
     /// Time, ns (frame clock, see [`HtaFrame::ts_ns`]).
     pub ts_ns: i64,
     /// GPU stream.
     pub stream: i64,
-    /// Queue length after this point.
-    pub queue_length: i64,
+    row: u32,
+    gpu: u32,
+    delta: i32,
+    queue_length: i32,
+}
+
+impl QueuePoint {
+    /// Frame row of the event: the launching call (+1) or the GPU operation (−1). Its `index`
+    /// and `ts` are the point's.
+    pub fn row(&self) -> usize {
+        self.row as usize
+    }
+
+    /// Frame row of the GPU operation (the point's `pid`, `tid` and `stream`).
+    pub fn gpu(&self) -> usize {
+        self.gpu as usize
+    }
+
+    /// +1 (launch) or −1 (the operation starts).
+    pub fn delta(&self) -> i64 {
+        i64::from(self.delta)
+    }
+
+    /// Queue length after this point (a frame has fewer than 2³¹ rows).
+    pub fn queue_length(&self) -> i64 {
+        i64::from(self.queue_length)
+    }
 }
 
 /// One rank's series: points grouped by stream (ascending), in time order within a stream.
@@ -126,14 +144,14 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let n = f.len();
     // (row, gpu row, delta) in HTA's concatenation order: launches, then GPU rows
-    let mut ev: Vec<(usize, usize, i64)> = Vec::new();
+    let mut ev: Vec<(usize, usize, i32)> = Vec::new();
     if hta {
         let mut gpu_by_corr: rustc_hash::FxHashMap<i64, Vec<usize>> = Default::default();
         for i in (0..n).filter(|&i| f.stream(r, i) != -1) {
             gpu_by_corr.entry(f.correlation(r, i)).or_default().push(i);
         }
         let launches: Vec<usize> =
-            (0..n).filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name(r, i)))).collect();
+            (0..n).filter(|&i| f.index_correlation(r, i) > 0 && HTA_LAUNCH_NAMES.contains(&r.strings.get(f.name(r, i)))).collect();
         let corrs: rustc_hash::FxHashSet<i64> = launches.iter().map(|&i| f.correlation(r, i)).collect();
         // HTA's left join keeps a launch without a GPU row (stream NaN, dropped later) but
         // counts it in its assertion
@@ -163,7 +181,14 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     }
     let mut points: Vec<QueuePoint> = ev
         .into_iter()
-        .map(|(row, gpu, delta)| QueuePoint { row, gpu, delta, ts_ns: f.ts_ns(r, row), stream: f.stream(r, gpu), queue_length: 0 })
+        .map(|(row, gpu, delta)| QueuePoint {
+            row: row as u32,
+            gpu: gpu as u32,
+            delta,
+            ts_ns: f.ts_ns(r, row),
+            stream: f.stream(r, gpu),
+            queue_length: 0,
+        })
         .collect();
     // stable: equal (stream, ts, delta) keep the concatenation order
     points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta));
@@ -205,9 +230,9 @@ pub fn queue_length_summary(q: &RankQueue, hta: bool) -> Vec<(i64, Describe)> {
     q.streams()
         .map(|(s, pts)| {
             let values: Vec<f64> = if hta {
-                pts.iter().map(|p| p.queue_length as f64).collect()
+                pts.iter().map(|p| p.queue_length() as f64).collect()
             } else {
-                collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(|(_, v)| v as f64).collect()
+                collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length()))).into_iter().map(|(_, v)| v as f64).collect()
             };
             (s, Describe::of(&values))
         })
@@ -229,7 +254,7 @@ pub fn blocked_on_full_queue(q: &RankQueue, f: &HtaFrame, r: &RankTrace, max_que
     };
     let mut out: Vec<Blocked> = Vec::new();
     for (stream, pts) in q.streams() {
-        let full: Vec<usize> = (0..pts.len()).filter(|&i| pts[i].queue_length >= max_queue_length).collect();
+        let full: Vec<usize> = (0..pts.len()).filter(|&i| pts[i].queue_length() >= max_queue_length).collect();
         if full.is_empty() {
             continue;
         }
@@ -252,7 +277,7 @@ fn hta_blocked_raises(q: &RankQueue, f: &HtaFrame, r: &RankTrace) -> bool {
         return false;
     }
     q.streams().any(|(_, pts)| {
-        let mut idx: Vec<u32> = pts.iter().map(|p| f.index(r, p.row)).collect();
+        let mut idx: Vec<u32> = pts.iter().map(|p| f.index(r, p.row())).collect();
         idx.sort_unstable();
         idx.windows(2).any(|w| w[0] == w[1])
     })
@@ -271,18 +296,18 @@ fn ts_values(ns: Vec<i64>, hta: bool) -> Values {
 fn series_tables(q: &RankQueue, f: &HtaFrame, r: &RankTrace, hta: bool) -> [Table; 2] {
     let p = &q.points;
     let mut all = Table::new(&format!("queue_length_time_series__rank{}", q.rank))
-        .with("index", Unit::None, Values::Int(p.iter().map(|p| i64::from(f.index(r, p.row))).collect()))
+        .with("index", Unit::None, Values::Int(p.iter().map(|p| i64::from(f.index(r, p.row()))).collect()))
         .with("ts", Unit::Us, ts_values(p.iter().map(|p| p.ts_ns).collect(), hta))
-        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid(r, p.gpu))))
-        .with("tid", Unit::None, id_column(r, p.iter().map(|p| f.tid(r, p.gpu))))
+        .with("pid", Unit::None, id_column(r, p.iter().map(|p| f.pid(r, p.gpu()))))
+        .with("tid", Unit::None, id_column(r, p.iter().map(|p| f.tid(r, p.gpu()))))
         .with("stream", Unit::None, Values::Int(p.iter().map(|p| p.stream).collect()))
-        .with("queue_length", Unit::Count, Values::Int(p.iter().map(|p| p.queue_length).collect()));
+        .with("queue_length", Unit::Count, Values::Int(p.iter().map(|p| p.queue_length()).collect()));
     if hta {
         all.sort_canonical(&["stream", "ts"]);
     }
     let c: Vec<(i64, i64, i64)> = q
         .streams()
-        .flat_map(|(s, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(move |(t, v)| (s, t, v)))
+        .flat_map(|(s, pts)| collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length()))).into_iter().map(move |(t, v)| (s, t, v)))
         .collect();
     let collapsed = Table::new(&format!("queue_length_time_series_collapsed__rank{}", q.rank))
         .with("stream", Unit::None, Values::Int(c.iter().map(|x| x.0).collect()))
@@ -325,8 +350,10 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
             blocked.extend(blocked_on_full_queue(q, f, r, max_queue_length, ctx.hta));
         }
         for (stream, pts) in q.streams().filter(|_| params.wants_charts()) {
-            let c: Vec<(f64, f64)> =
-                collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length))).into_iter().map(|(t, v)| (super::units::us(t), v as f64)).collect();
+            let c: Vec<(f64, f64)> = collapse(pts.iter().map(|p| (p.ts_ns, p.queue_length())))
+                .into_iter()
+                .map(|(t, v)| (super::units::us(t), v as f64))
+                .collect();
             let name = if ctx.selected.len() > 1 { format!("rank {} stream {stream}", q.rank) } else { format!("stream {stream}") };
             lines.push(Line { name, points: downsample_max(&c, CHART_POINTS) });
         }

@@ -112,7 +112,7 @@ pub fn add_gpu_edges(
     // the launching call of a GPU row (HTA: the row `index_correlation` names)
     let launch_of = |i: usize| -> Option<usize> {
         if hta {
-            by_index.get(f.index_correlation[i])
+            by_index.get(f.index_correlation(r, i))
         } else {
             launcher.get(i)
         }
@@ -126,7 +126,7 @@ pub fn add_gpu_edges(
     }
     let nodes_of_launch = |g: &Graph, i: usize| -> Option<(u32, u32)> {
         if hta {
-            node_by_index.get(&f.index_correlation[i]).copied()
+            node_by_index.get(&f.index_correlation(r, i)).copied()
         } else {
             launcher.get(i).and_then(|l| g.nodes_of(l))
         }
@@ -138,7 +138,7 @@ pub fn add_gpu_edges(
         .copied()
         .filter(|&i| {
             if hta {
-                (f.stream(r, i) != -1 || matches!(name(i), "Event Sync" | "Context Sync")) && f.index_correlation[i] >= 0
+                (f.stream(r, i) != -1 || matches!(name(i), "Event Sync" | "Context Sync")) && f.index_correlation(r, i) >= 0
             } else {
                 let kind = r.events.kind[f.row[i] as usize];
                 kind.is_device() && kind != Kind::GpuUserAnnotation && launcher.get(i).is_some()
@@ -149,7 +149,7 @@ pub fn add_gpu_edges(
     ops.sort_by_key(|&i| sort_key(i));
 
     // HTA's queue length at each event index (the whole rank)
-    let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index(r, p.row)), p.queue_length)).collect();
+    let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index(r, p.row())), p.queue_length())).collect();
     let events = EventMatches::new(f, r, hta, &by_index, launcher);
 
     let mut stats = GpuStats::default();
@@ -211,7 +211,7 @@ pub fn add_gpu_edges(
         let launch = launch_of(i).map(|l| (l, f.ts_ns(r, l)));
         let queue_ok = !hta || {
             let q = |idx: i64| queue.get(&idx).copied();
-            q(f.index_correlation[i]) == Some(1) && q(i64::from(f.index(r, i))) == Some(0)
+            q(f.index_correlation(r, i)) == Some(1) && q(i64::from(f.index(r, i))) == Some(0)
         };
         let waited_for_launch =
             launch.is_some_and(|(_, lts)| queue_ok && last.is_none_or(|n| ts(n) < lts) && sync_end.is_none_or(|n| ts(n) < lts));
@@ -224,7 +224,7 @@ pub fn add_gpu_edges(
                 None if hta => {
                     return Err(format!(
                         "AssertionError: Could not find runtime index = {}, current kernel stream = {stream}, name = {}, correlation = {}",
-                        f.index_correlation[i],
+                        f.index_correlation(r, i),
                         name(i),
                         f.correlation(r, i)
                     ))
@@ -317,9 +317,12 @@ impl EventMatches {
         // operation with its launching call.
         let mut launches: Vec<(usize, usize)> = if hta {
             (0..n)
-                .filter(|&i| f.index_correlation[i] > 0 && HTA_LAUNCH_NAMES.contains(&name(i)))
+                .filter(|&i| f.index_correlation(r, i) > 0 && HTA_LAUNCH_NAMES.contains(&name(i)))
                 .filter_map(|l| {
-                    by_index.get(f.index_correlation[l]).filter(|&k| f.stream(r, k) != -1 && f.index_correlation[k] > 0).map(|k| (l, k))
+                    by_index
+                        .get(f.index_correlation(r, l))
+                        .filter(|&k| f.stream(r, k) != -1 && f.index_correlation(r, k) > 0)
+                        .map(|k| (l, k))
                 })
                 .collect()
         } else {
@@ -340,7 +343,7 @@ impl EventMatches {
         let kernel_index = |id: usize| -> i64 {
             let (l, k) = launches[id];
             if hta {
-                f.index_correlation[l]
+                f.index_correlation(r, l)
             } else {
                 i64::from(f.index(r, k))
             }
@@ -362,14 +365,14 @@ impl EventMatches {
         // the GPU-side `Stream Wait Event` row of each wait call gives the waiting stream
         let mut wait_row: FxHashMap<usize, usize> = FxHashMap::default();
         for w in (0..n).filter(|&w| f.stream(r, w) != -1 && name(w) == "Stream Wait Event") {
-            let call = if hta { by_index.get(f.index_correlation[w]) } else { launcher.get(w) };
+            let call = if hta { by_index.get(f.index_correlation(r, w)) } else { launcher.get(w) };
             if let Some(c) = call {
                 wait_row.entry(c).or_insert(w);
             }
         }
         for i in (0..n).filter(|&i| is_stream_wait(name(i), hta)) {
             let w = if hta {
-                (f.index_correlation[i] > 0).then(|| by_index.get(f.index_correlation[i])).flatten()
+                (f.index_correlation(r, i) > 0).then(|| by_index.get(f.index_correlation(r, i))).flatten()
             } else {
                 wait_row.get(&i).copied()
             };

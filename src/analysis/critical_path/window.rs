@@ -132,7 +132,7 @@ pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &Lau
     let inside = |i: usize| f.stream(r, i) == -1 && w.start <= f.ts_ns(r, i) && f.ts_ns(r, i) <= w.end && f.dur_ns(r, i) > 0;
     let mut keep: Vec<usize> = (0..f.len()).filter(|&i| inside(i)).collect();
     if hta {
-        let launched: FxHashSet<i64> = keep.iter().map(|&i| f.index_correlation[i]).collect();
+        let launched: FxHashSet<i64> = keep.iter().map(|&i| f.index_correlation(r, i)).collect();
         keep.extend((0..f.len()).filter(|&i| {
             f.stream(r, i) != -1 && (launched.contains(&i64::from(f.index(r, i))) || r.strings.get(f.name(r, i)) == "Stream Wait Event")
         }));
