@@ -349,8 +349,13 @@ impl Tally<'_> {
         let stream = arg(&["stream"]).unwrap_or(-1);
         let corr = arg(&["correlation"]).or_else(|| arg(&["correlation_id"])).or_else(|| arg(&["cid"])).unwrap_or(-1);
         let ext = arg(&["External id", "external id", "External ID"]).unwrap_or(-1);
-        if (ev.stream[e], ev.correlation[e], ev.external_id[e]) != (stream, corr, ext) {
-            bad.push(format!("stream/corr/ext {}/{}/{} != {stream}/{corr}/{ext}", ev.stream[e], ev.correlation[e], ev.external_id[e]));
+        if (ev.stream.get(e), ev.correlation.get(e), ev.external_id.get(e)) != (stream, corr, ext) {
+            bad.push(format!(
+                "stream/corr/ext {}/{}/{} != {stream}/{corr}/{ext}",
+                ev.stream.get(e),
+                ev.correlation.get(e),
+                ev.external_id.get(e)
+            ));
         }
         let bytes = arg(&["bytes"]).or_else(|| if matches!(kind, "memcpy" | "memset") { arg(&["size"]) } else { None });
         let flow = o.get("id").and_then(int_of);
@@ -666,15 +671,15 @@ fn alexnet_links_follow_correlation() {
     let ev = &r.events;
     let mut device = 0;
     for e in 0..ev.len() {
-        if ev.kind[e].is_device() && ev.correlation[e] >= 0 {
+        if ev.kind[e].is_device() && ev.correlation.get(e) >= 0 {
             device += 1;
             let l = r.links().launch[e];
             assert_ne!(l, kinetoscope::model::NONE, "row {e} {:?} has no launcher", r.name(e as u32));
-            assert_eq!(ev.correlation[l as usize], ev.correlation[e]);
+            assert_eq!(ev.correlation.get(l as usize), ev.correlation.get(e));
             assert!(ev.kind[l as usize].is_launcher());
             let back = r.links().launch[l as usize];
             assert_ne!(back, kinetoscope::model::NONE, "launcher row {l} has no device row");
-            assert_eq!(ev.correlation[back as usize], ev.correlation[e]);
+            assert_eq!(ev.correlation.get(back as usize), ev.correlation.get(e));
         }
     }
     // kernel 79 + gpu_memcpy 16 + gpu_memset 3 + cuda_sync 41 (MANIFEST), all with a correlation

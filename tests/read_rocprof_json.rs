@@ -35,8 +35,8 @@ fn rows(r: &RankTrace) -> String {
             ev.dur[e],
             r.id_text(ev.pid[e]),
             r.id_text(ev.tid[e]),
-            ev.stream[e],
-            ev.correlation[e],
+            ev.stream.get(e),
+            ev.correlation.get(e),
             args.join(" ")
         );
     }
@@ -80,7 +80,7 @@ fn hand_made_results_json() {
     assert_eq!(r.meta.top_level_keys, vec!["rocprofiler-sdk-tool".to_string()]);
     // the launch links to its kernel through the correlation id, as in the CSV reader
     let k = r.events.kind.iter().position(|&k| k == Kind::Kernel).unwrap();
-    assert_eq!(r.events.correlation[k], r.events.correlation[3]);
+    assert_eq!(r.events.correlation.get(k), r.events.correlation.get(3));
 
     let want = fingerprint(&r);
     for chunk in [1, 7, 4096] {

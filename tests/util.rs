@@ -171,7 +171,7 @@ pub fn rows_table(r: &RankTrace) -> String {
             assert_eq!(ev.dur[e], 0, "row {e} has no duration flag but dur {}", ev.dur[e]);
         }
         let _ = write!(out, " pid={} tid={}", id_shown(r, ev.pid[e]), id_shown(r, ev.tid[e]));
-        for (label, v) in [("stream", ev.stream[e]), ("corr", ev.correlation[e]), ("ext", ev.external_id[e])] {
+        for (label, v) in [("stream", ev.stream.get(e)), ("corr", ev.correlation.get(e)), ("ext", ev.external_id.get(e))] {
             if v != -1 {
                 let _ = write!(out, " {label}={v}");
             }

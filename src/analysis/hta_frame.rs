@@ -497,7 +497,7 @@ impl HtaFrame {
 
     /// `stream` of row `i` (−1 when absent or not an integer).
     pub fn stream(&self, r: &RankTrace, i: usize) -> i64 {
-        r.events.stream[self.row[i] as usize]
+        r.events.stream.get(self.row[i] as usize)
     }
 
     /// `correlation` of row `i` (−1 when absent). HTA reads only the exact key `correlation`
@@ -507,7 +507,7 @@ impl HtaFrame {
         if r.events.flags[e] & flags::CORRELATION_ALT_KEY != 0 {
             -1
         } else {
-            r.events.correlation[e]
+            r.events.correlation.get(e)
         }
     }
 
@@ -532,7 +532,7 @@ impl HtaFrame {
         if r.events.flags[e] & flags::EXTERNAL_ID_ALT_KEY != 0 {
             -1
         } else {
-            r.events.external_id[e]
+            r.events.external_id.get(e)
         }
     }
 

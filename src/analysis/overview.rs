@@ -103,8 +103,8 @@ pub fn overview(trace: &Trace) -> Overview {
             let ts = ev.ts[e];
             lo = lo.min(ts);
             hi = hi.max(ts + ev.dur[e]);
-            if ev.kind[e].is_device() && ev.stream[e] >= 0 {
-                streams.insert(ev.stream[e]);
+            if ev.kind[e].is_device() && ev.stream.get(e) >= 0 {
+                streams.insert(ev.stream.get(e));
             }
         }
         for &(e, arg, v) in &ev.int_args {

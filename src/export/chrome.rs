@@ -167,7 +167,7 @@ pub fn write_rank_kept(
                 args.extend_from_slice(b", ");
             }
         };
-        for (k, v) in [("stream", ev.stream[e]), ("correlation", ev.correlation[e]), ("External id", ev.external_id[e])] {
+        for (k, v) in [("stream", ev.stream.get(e)), ("correlation", ev.correlation.get(e)), ("External id", ev.external_id.get(e))] {
             if v != -1 {
                 arg_sep(&mut args);
                 write!(args, "\"{k}\": {v}")?;

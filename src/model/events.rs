@@ -3,6 +3,7 @@
 //! Metadata events (`ph: M`) are not rows: they fill the rank's process/thread names instead.
 //! Every other event the file contains is one row, in file order.
 
+use super::column::IntColumn;
 use super::kind::{Kind, Phase};
 use super::strings::StrId;
 
@@ -110,12 +111,13 @@ pub struct EventTable {
     pub pid: Vec<u32>,
     /// Index into [`super::RankTrace::ids`] of the `tid`.
     pub tid: Vec<u32>,
-    /// `args.stream` (GPU stream/queue); -1 when absent or not an integer.
-    pub stream: Vec<i64>,
+    /// `args.stream` (GPU stream/queue); -1 when absent or not an integer. Like the next two,
+    /// 4 bytes a row ([`IntColumn`]: read with `get`).
+    pub stream: IntColumn,
     /// `args.correlation` (CUDA/HIP correlation id); -1 when absent.
-    pub correlation: Vec<i64>,
+    pub correlation: IntColumn,
     /// `args["External id"]` (operator ↔ kernel link); -1 when absent.
-    pub external_id: Vec<i64>,
+    pub external_id: IntColumn,
     /// Bit set of [`flags`].
     pub flags: Vec<u8>,
     /// Sparse integer arguments, sorted by event id. Append with [`EventTable::push_int_arg`].

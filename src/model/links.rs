@@ -80,7 +80,7 @@ pub fn launchers_by<T>(r: &RankTrace, mut value: impl FnMut(EventId) -> T) -> Fx
     for e in 0..ev.len() {
         let kind = ev.kind[e];
         if is_launch_call(r, e) {
-            match launcher_of.entry(ev.correlation[e]) {
+            match launcher_of.entry(ev.correlation.get(e)) {
                 Entry::Vacant(v) => {
                     v.insert((kind, value(e as EventId)));
                 }
@@ -99,7 +99,7 @@ pub fn launchers_by<T>(r: &RankTrace, mut value: impl FnMut(EventId) -> T) -> Fx
 /// or driver call with the id.
 fn is_launch_call(r: &RankTrace, e: usize) -> bool {
     let ev = &r.events;
-    ev.correlation[e] >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete
+    ev.correlation.get(e) >= 0 && ev.kind[e].is_launcher() && ev.phase[e] == Phase::Complete
 }
 
 /// Whether a later launch call of kind `candidate` with the same id replaces the launcher found so
@@ -141,8 +141,8 @@ fn groups(v: &[(i64, EventId)]) -> impl Iterator<Item = (i64, &[(i64, EventId)])
 fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();
-    let launchers = keyed_rows(n, |e| is_launch_call(r, e).then_some(ev.correlation[e]));
-    let devices = keyed_rows(n, |e| (ev.kind[e].is_device() && ev.correlation[e] >= 0).then_some(ev.correlation[e]));
+    let launchers = keyed_rows(n, |e| is_launch_call(r, e).then_some(ev.correlation.get(e)));
+    let devices = keyed_rows(n, |e| (ev.kind[e].is_device() && ev.correlation.get(e) >= 0).then_some(ev.correlation.get(e)));
     let mut devices = groups(&devices).peekable();
     for (corr, group) in groups(&launchers) {
         let kind = |e: EventId| ev.kind[e as usize];
@@ -163,26 +163,26 @@ fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
 fn link_ops(r: &RankTrace, op: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();
-    let is_op = |e: usize| ev.kind[e] == Kind::CpuOp && ev.external_id[e] >= 0;
+    let is_op = |e: usize| ev.kind[e] == Kind::CpuOp && ev.external_id.get(e) >= 0;
     let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
     for e in (0..n).filter(|&e| is_op(e)) {
-        (count, min, max) = (count + 1, min.min(ev.external_id[e]), max.max(ev.external_id[e]));
+        (count, min, max) = (count + 1, min.min(ev.external_id.get(e)), max.max(ev.external_id.get(e)));
     }
     if count == 0 {
         return;
     }
-    let linked = |e: usize| (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id[e] >= 0;
+    let linked = |e: usize| (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id.get(e) >= 0;
     if ((max - min) as u64) < 4 * count as u64 {
         let mut first = vec![NONE; (max - min) as usize + 1];
         for e in (0..n).filter(|&e| is_op(e)) {
-            let slot = &mut first[(ev.external_id[e] - min) as usize];
+            let slot = &mut first[(ev.external_id.get(e) - min) as usize];
             if *slot == NONE {
                 *slot = e as EventId;
             }
         }
         for (e, op) in op.iter_mut().enumerate() {
-            if linked(e) && (min..=max).contains(&ev.external_id[e]) {
-                *op = first[(ev.external_id[e] - min) as usize];
+            if linked(e) && (min..=max).contains(&ev.external_id.get(e)) {
+                *op = first[(ev.external_id.get(e) - min) as usize];
             }
         }
         return;
@@ -190,11 +190,11 @@ fn link_ops(r: &RankTrace, op: &mut [EventId]) {
     let mut op_of: FxHashMap<i64, EventId> = FxHashMap::default();
     op_of.reserve(count);
     for e in (0..n).filter(|&e| is_op(e)) {
-        op_of.entry(ev.external_id[e]).or_insert(e as EventId);
+        op_of.entry(ev.external_id.get(e)).or_insert(e as EventId);
     }
     for (e, op) in op.iter_mut().enumerate() {
         if linked(e) {
-            if let Some(&o) = op_of.get(&ev.external_id[e]) {
+            if let Some(&o) = op_of.get(&ev.external_id.get(e)) {
                 *op = o;
             }
         }

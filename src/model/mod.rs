@@ -5,6 +5,7 @@
 //! pids/tids, a columnar [`EventTable`], the file's metadata, raw counts of what the file
 //! contained, and the link columns computed once after reading ([`Links`]).
 
+pub mod column;
 pub mod events;
 pub mod kind;
 pub mod links;
@@ -18,6 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::error::Warnings;
+pub use column::IntColumn;
 pub use events::{EventId, EventTable, IdValue, IntArg, NewEvent, NONE};
 pub use kind::{Kind, Phase};
 pub use links::Links;

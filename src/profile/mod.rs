@@ -384,9 +384,9 @@ impl Builder {
             };
             let name = self.event_name(r, e as EventId, names);
             let device = ev.int_arg(e as EventId, crate::model::IntArg::Device).unwrap_or(-1);
-            let key = (node, name, ev.stream[e], device);
+            let key = (node, name, ev.stream.get(e), device);
             let i = *at.entry(key).or_insert_with(|| {
-                self.p.gpu.push(GpuSample { node, name, stream: ev.stream[e], device, ns: 0, count: 0 });
+                self.p.gpu.push(GpuSample { node, name, stream: ev.stream.get(e), device, ns: 0, count: 0 });
                 self.p.gpu.len() - 1
             });
             self.p.gpu[i].ns += end - start;

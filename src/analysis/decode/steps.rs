@@ -115,7 +115,7 @@ pub(super) fn launch_windows(r: &RankTrace, ops: &[GpuOp], windows: &[(i32, i64,
     let launch_start = crate::model::links::launchers_by(r, |e| times(e).0);
     ops.iter()
         .map(|op| {
-            let c = r.events.correlation[op.event as usize];
+            let c = r.events.correlation.get(op.event as usize);
             match launch_start.get(&c).filter(|_| c >= 0) {
                 Some(&(_, t)) => (window_at(windows, max_dur, t), true),
                 None => (window_at(windows, max_dur, op.start).filter(|&i| in_window(op, &windows[i])), false),

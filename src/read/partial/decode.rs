@@ -273,9 +273,9 @@ fn columns(c: &mut Cur, strings: usize, ids: usize) -> Result<EventTable, Partia
         dur: c.column("dur", n, "", Some)?,
         pid: c.column("pid", n, &below_ids, id)?,
         tid: c.column("tid", n, &below_ids, id)?,
-        stream: c.column("stream", n, "", Some)?,
-        correlation: c.column("correlation", n, "", Some)?,
-        external_id: c.column("external_id", n, "", Some)?,
+        stream: c.column::<i64, i64>("stream", n, "", Some)?.into_iter().collect(),
+        correlation: c.column::<i64, i64>("correlation", n, "", Some)?.into_iter().collect(),
+        external_id: c.column::<i64, i64>("external_id", n, "", Some)?.into_iter().collect(),
         flags: c.column("flags", n, "", Some)?,
         ..Default::default()
     })

@@ -196,9 +196,9 @@ fn append(dst: &mut RankTrace, src: RankTrace) {
             dur: ev.dur[e],
             pid: id(ev.pid[e]),
             tid: id(ev.tid[e]),
-            stream: ev.stream[e],
-            correlation: ev.correlation[e],
-            external_id: ev.external_id[e],
+            stream: ev.stream.get(e),
+            correlation: ev.correlation.get(e),
+            external_id: ev.external_id.get(e),
             flags: ev.flags[e],
         });
     }

@@ -1,0 +1,98 @@
+//! [`IntColumn`]: an `i64` column in 4 bytes a row.
+
+/// The inline mark of a value kept in [`IntColumn`]'s side table.
+const WIDE: i32 = i32::MIN;
+
+/// An `i64` column stored in 4 bytes a row. A value that fits in an `i32` (nearly all: CUDA
+/// streams, correlation and external ids are small counters, −1 when absent) is stored inline;
+/// any other (a 64-bit HIP stream handle, an id past 2³¹, and `i32::MIN` itself) goes to a side
+/// table by row, marked inline by `i32::MIN`. Rows are only appended.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct IntColumn {
+    small: Vec<i32>,
+    /// (row, value) of the values not inline, by row.
+    wide: Vec<(u32, i64)>,
+}
+
+impl IntColumn {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.small.len()
+    }
+
+    /// Whether the column has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.small.is_empty()
+    }
+
+    /// The value of row `i` (panics past the end, as a slice does).
+    pub fn get(&self, i: usize) -> i64 {
+        match self.small[i] {
+            WIDE => {
+                // every marked row has its entry (`push` writes both)
+                let k = self.wide.partition_point(|w| (w.0 as usize) < i);
+                self.wide.get(k).map_or(i64::from(WIDE), |w| w.1)
+            }
+            v => i64::from(v),
+        }
+    }
+
+    /// Appends a value.
+    pub fn push(&mut self, v: i64) {
+        match i32::try_from(v) {
+            Ok(s) if s != WIDE => self.small.push(s),
+            _ => {
+                self.wide.push((self.small.len() as u32, v));
+                self.small.push(WIDE);
+            }
+        }
+    }
+
+    /// The values, in row order.
+    pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Reserves room for exactly `n` more rows.
+    pub fn reserve_exact(&mut self, n: usize) {
+        self.small.reserve_exact(n);
+    }
+
+    /// Releases unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        self.small.shrink_to_fit();
+        self.wide.shrink_to_fit();
+    }
+}
+
+impl Extend<i64> for IntColumn {
+    fn extend<T: IntoIterator<Item = i64>>(&mut self, values: T) {
+        for v in values {
+            self.push(v);
+        }
+    }
+}
+
+impl FromIterator<i64> for IntColumn {
+    fn from_iter<T: IntoIterator<Item = i64>>(values: T) -> IntColumn {
+        let mut c = IntColumn::default();
+        c.extend(values);
+        c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_values_inline_others_aside_each_read_back() {
+        let values = [-1, 0, 7, i64::from(i32::MAX), i64::from(i32::MIN), i64::from(i32::MIN) + 1, 1 << 40, -(1 << 40), i64::MAX, 3];
+        let c: IntColumn = values.iter().copied().collect();
+        assert_eq!(c.len(), values.len());
+        assert_eq!(c.iter().collect::<Vec<_>>(), values);
+        // i32::MIN, 2^40, -2^40 and i64::MAX are kept aside, in row order
+        assert_eq!(c.wide, [(4, i64::from(i32::MIN)), (6, 1 << 40), (7, -(1 << 40)), (8, i64::MAX)]);
+        assert_eq!(c.get(9), 3);
+    }
+}
