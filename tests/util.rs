@@ -194,11 +194,11 @@ pub fn rows_table(r: &RankTrace) -> String {
 /// The link columns, one line per row that has any link: `#row launch=#k op=#k parent=#k step=N`.
 pub fn links_table(r: &RankTrace) -> String {
     use std::fmt::Write;
-    let l = r.links();
+    let (l, ops) = (r.links(), r.ops());
     let mut out = String::new();
     for e in 0..r.events.len() {
         let mut line = String::new();
-        for (label, v) in [("launch", l.launch[e]), ("op", l.op[e]), ("parent", l.parent[e])] {
+        for (label, v) in [("launch", l.launch[e]), ("op", ops[e]), ("parent", l.parent[e])] {
             if v != NONE {
                 let _ = write!(line, " {label}=#{v}");
             }

@@ -24,14 +24,12 @@ pub struct Step {
 
 /// Link columns of one rank; each has one entry per row of the event table. Computed once, on
 /// first use ([`RankTrace::links`]): reading and the overview do not need them, and they cost
-/// 16 bytes per row.
+/// 12 bytes per row. The operator of each row ([`RankTrace::ops`]) is computed apart.
 #[derive(Debug, Clone, Default)]
 pub struct Links {
     /// Device rows: the CPU row that launched them (same correlation id). Launcher rows (runtime,
     /// driver): the first device row they launched. `NONE` otherwise. (HTA: `index_correlation`.)
     pub launch: Vec<EventId>,
-    /// Launcher and device rows: the CPU operator with the same `External id`. `NONE` otherwise.
-    pub op: Vec<EventId>,
     /// The innermost enclosing complete event on the same pid/tid. `NONE` at top level.
     pub parent: Vec<EventId>,
     /// Profiler step number the row belongs to, -1 if none. CPU rows: the step whose window
@@ -112,9 +110,8 @@ fn replaces(current: Kind, candidate: Kind) -> bool {
 pub fn compute(r: &RankTrace) -> Links {
     let ev = &r.events;
     let n = ev.len();
-    let mut links = Links { launch: vec![NONE; n], op: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
+    let mut links = Links { launch: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
     link_launches(r, &mut links.launch);
-    link_ops(r, &mut links.op);
     link_parents(r, &mut links.parent);
     link_steps(r, &links.launch, &mut links.step);
     links
@@ -160,6 +157,14 @@ fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
 /// `op`: launcher and device rows to the first CPU operator with their `External id`. PyTorch
 /// numbers operators from 1 up: when the ids are that dense, a vector indexed by id; else a hash
 /// map.
+/// Launcher and device rows: the CPU operator with the same `External id`; `NONE` for the others
+/// (see [`RankTrace::ops`], computed apart from [`Links`]: no analysis needs it).
+pub fn ops(r: &RankTrace) -> Vec<EventId> {
+    let mut op = vec![NONE; r.events.len()];
+    link_ops(r, &mut op);
+    op
+}
+
 fn link_ops(r: &RankTrace, op: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();

@@ -173,6 +173,8 @@ pub struct RankTrace {
     pub steps: Vec<links::Step>,
     /// Link columns, computed on first use (see [`RankTrace::links`]).
     pub(crate) links: std::sync::OnceLock<Links>,
+    /// Each row's CPU operator, computed on first use (see [`RankTrace::ops`]).
+    pub(crate) ops: std::sync::OnceLock<Vec<EventId>>,
 }
 
 /// Distinct pid/tid values of a rank.
@@ -216,10 +218,17 @@ impl IdTable {
 }
 
 impl RankTrace {
-    /// The link columns (launch ↔ device work, op ↔ kernels, nesting, step membership), computed
-    /// once on the first call.
+    /// The link columns (launch ↔ device work, nesting, step membership), computed once on the
+    /// first call.
     pub fn links(&self) -> &Links {
         self.links.get_or_init(|| links::compute(self))
+    }
+
+    /// Launcher and device rows: the CPU operator with the same `External id`; `NONE` for the
+    /// others. Computed once on the first call, apart from [`RankTrace::links`] (4 bytes a row
+    /// that no analysis needs).
+    pub fn ops(&self) -> &[EventId] {
+        self.ops.get_or_init(|| links::ops(self))
     }
 
     /// Text of an id (pid/tid) as the file wrote it.
