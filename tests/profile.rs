@@ -160,7 +160,7 @@ fn thread_unions(t: &Trace) -> Vec<Vec<i64>> {
                     )
                 {
                     let closed = ev.phase[e] == Phase::Complete || ev.flags[e] & kinetoscope::model::events::flags::HAS_DUR != 0;
-                    by.entry((ev.pid[e], ev.tid[e])).or_default().push((ev.ts[e], ev.ts[e] + ev.dur[e], closed));
+                    by.entry((ev.pid[e], ev.tid[e])).or_default().push((ev.ts[e], ev.ts[e] + ev.dur.get(e), closed));
                 }
             }
             let mut out: Vec<i64> = by
@@ -246,7 +246,7 @@ fn self_times_add_up_to_each_threads_span_on_every_trace() {
                     matches!(r.events.kind[*e], Kind::Kernel | Kind::Memcpy | Kind::Memset | Kind::MtiaDeviceOp)
                         && r.events.phase[*e] == Phase::Complete
                 })
-                .map(|(r, e)| r.events.dur[e])
+                .map(|(r, e)| r.events.dur.get(e))
                 .sum();
             assert_eq!(p.gpu_ns(), gpu, "{n}: GPU time");
             let pb = profile::pprof(&p);

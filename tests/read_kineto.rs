@@ -331,13 +331,13 @@ impl Tally<'_> {
         }
         match o.get("dur") {
             Some(d) => {
-                if !same_time(d, ev.dur[e]) || ev.flags[e] & flags::HAS_DUR == 0 {
-                    bad.push(format!("dur {} ns != {d} µs", ev.dur[e]));
+                if !same_time(d, ev.dur.get(e)) || ev.flags[e] & flags::HAS_DUR == 0 {
+                    bad.push(format!("dur {} ns != {d} µs", ev.dur.get(e)));
                 }
             }
             None => {
-                if ev.dur[e] != 0 || ev.flags[e] & flags::HAS_DUR != 0 {
-                    bad.push(format!("dur {} but the event has none", ev.dur[e]));
+                if ev.dur.get(e) != 0 || ev.flags[e] & flags::HAS_DUR != 0 {
+                    bad.push(format!("dur {} but the event has none", ev.dur.get(e)));
                 }
             }
         }

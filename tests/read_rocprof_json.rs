@@ -32,7 +32,7 @@ fn rows(r: &RankTrace) -> String {
             r.cat(e as u32),
             r.name(e as u32),
             ev.ts[e] - T,
-            ev.dur[e],
+            ev.dur.get(e),
             r.id_text(ev.pid[e]),
             r.id_text(ev.tid[e]),
             ev.stream.get(e),

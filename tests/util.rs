@@ -166,9 +166,9 @@ pub fn rows_table(r: &RankTrace) -> String {
         }
         let _ = write!(out, " ts={}", ev.ts[e]);
         if ev.flags[e] & flags::HAS_DUR != 0 {
-            let _ = write!(out, " dur={}", ev.dur[e]);
+            let _ = write!(out, " dur={}", ev.dur.get(e));
         } else {
-            assert_eq!(ev.dur[e], 0, "row {e} has no duration flag but dur {}", ev.dur[e]);
+            assert_eq!(ev.dur.get(e), 0, "row {e} has no duration flag but dur {}", ev.dur.get(e));
         }
         let _ = write!(out, " pid={} tid={}", id_shown(r, ev.pid[e]), id_shown(r, ev.tid[e]));
         for (label, v) in [("stream", ev.stream.get(e)), ("corr", ev.correlation.get(e)), ("ext", ev.external_id.get(e))] {

@@ -545,7 +545,7 @@ fn flows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<Flow> {
         let node = g.nodes[n as usize];
         let row = node.row as usize;
         let e = f.row[row];
-        let (ts, dur) = (r.events.ts[e as usize], r.events.dur[e as usize]);
+        let (ts, dur) = (r.events.ts[e as usize], r.events.dur.get(e as usize));
         let device = r.events.int_arg(e, IntArg::Device).is_some_and(|d| d >= 0);
         let t = if cp.hta {
             let (t, d) = (ns_to_us_f64(ts), ns_to_us_f64(dur));

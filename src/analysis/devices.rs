@@ -72,7 +72,7 @@ pub fn device_ops(r: &RankTrace) -> Vec<DeviceOps> {
                 devices.len() - 1
             }
         };
-        let op = Op { start: ev.ts[e], end: ev.ts[e] + ev.dur[e].max(0), event: e as EventId };
+        let op = Op { start: ev.ts[e], end: ev.ts[e] + ev.dur.get(e).max(0), event: e as EventId };
         match kind {
             Kind::Kernel => devices[d].kernels.push(op),
             Kind::Memcpy => devices[d].copies.push(op),

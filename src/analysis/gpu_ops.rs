@@ -82,7 +82,7 @@ fn times_from(r: &RankTrace, e: EventId, args: &[(EventId, IntArg, i64)]) -> (i6
     let arg = |which| args.iter().take_while(|a| a.0 == e).find(|a| a.1 == which).map(|a| a.2);
     match (arg(IntArg::PaddleStartNs), arg(IntArg::PaddleEndNs)) {
         (Some(s), Some(t)) => (s, t),
-        (Some(s), None) => (s, s + r.events.dur[e as usize].max(0)),
+        (Some(s), None) => (s, s + r.events.dur.get(e as usize).max(0)),
         _ => (r.events.ts[e as usize], r.events.end(e)),
     }
 }

@@ -232,17 +232,17 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     // for an element without `ts` (such elements are not rows, so they count as lacking `dur`).
     let with_dur = (0..ev.len()).filter(|&e| ev.has_dur(e as EventId) && ev.phase[e] != Phase::Begin).count() as u64;
     let elements = r.counts.events + r.counts.empty_placeholders;
-    let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur[e] % 1000 != 0);
+    let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur.get(e) % 1000 != 0);
     let dur_is_float = with_dur < elements || fractional;
     // HTA's (ts, dur), µs, of model row e
     let times = |e: usize| {
         if rounded {
             let ts_f = ns_to_us_f64(ev.ts[e]);
-            let end = (ts_f + ns_to_us_f64(ev.dur[e])).floor();
+            let end = (ts_f + ns_to_us_f64(ev.dur.get(e))).floor();
             let ts = ts_f.ceil();
             (ts as i64, end - ts)
         } else {
-            (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur[e]))
+            (ev.ts[e].div_euclid(1000), ns_to_us_f64(ev.dur.get(e)))
         }
     };
     // only HTA's rounded times are stored (each column made in one pass over the rows, at its
@@ -444,7 +444,7 @@ impl HtaFrame {
         if self.rounded {
             self.rounded_dur_ns[i]
         } else {
-            r.events.dur[self.row[i] as usize]
+            r.events.dur.get(self.row[i] as usize)
         }
     }
 

@@ -133,7 +133,7 @@ fn call_span(r: &RankTrace) -> (i64, i64) {
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
     for e in calls(r) {
         lo = lo.min(ev.ts[e]);
-        hi = hi.max(ev.ts[e] + ev.dur[e]);
+        hi = hi.max(ev.ts[e] + ev.dur.get(e));
     }
     if lo > hi {
         (0, 0)
@@ -158,7 +158,7 @@ fn functions_table(ranks: &[&RankTrace]) -> (Table, Chart) {
         let mut mine: FxHashMap<(StrId, StrId), (i64, i64)> = FxHashMap::default();
         for e in calls(r) {
             let c = mine.entry((r.events.cat[e], r.events.name[e])).or_default();
-            (c.0, c.1) = (c.0 + 1, c.1 + r.events.dur[e]);
+            (c.0, c.1) = (c.0 + 1, c.1 + r.events.dur.get(e));
         }
         for ((cat, name), (n, time)) in mine {
             let f = functions.entry((r.strings.get(cat), r.strings.get(name))).or_default();
@@ -193,7 +193,7 @@ fn ranks_table(ranks: &[&RankTrace], spans: &[(i64, i64)], replay: &Replay) -> T
     let mut rows: Vec<(u32, i64, i64, i64)> = Vec::new();
     for (r, &(lo, hi)) in ranks.iter().zip(spans) {
         let ev = &r.events;
-        let iv: Vec<(i64, i64)> = calls(r).map(|e| (ev.ts[e], ev.ts[e] + ev.dur[e])).collect();
+        let iv: Vec<(i64, i64)> = calls(r).map(|e| (ev.ts[e], ev.ts[e] + ev.dur.get(e))).collect();
         rows.push((r.rank, iv.len() as i64, covered(&merge_intervals(iv)), hi - lo));
     }
     let pct = |io: i64, span: i64| if span == 0 { f64::NAN } else { np_round(100.0 * io as f64 / span as f64, 2) };

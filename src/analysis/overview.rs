@@ -102,7 +102,7 @@ pub fn overview(trace: &Trace) -> Overview {
             threads.insert((ev.pid[e], ev.tid[e]));
             let ts = ev.ts[e];
             lo = lo.min(ts);
-            hi = hi.max(ts + ev.dur[e]);
+            hi = hi.max(ts + ev.dur.get(e));
             if ev.kind[e].is_device() && ev.stream.get(e) >= 0 {
                 streams.insert(ev.stream.get(e));
             }

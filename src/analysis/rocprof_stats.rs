@@ -46,8 +46,8 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
         for e in 0..ev.len() {
             if ev.kind[e] == Kind::Kernel && ev.phase[e] == Phase::Complete {
                 let name = r.name(e as u32);
-                by.entry(name).or_default().push(ev.dur[e]);
-                per_gpu.entry((r.rank, device_of(r, e as u32))).or_default().entry(name).or_default().push(ev.dur[e]);
+                by.entry(name).or_default().push(ev.dur.get(e));
+                per_gpu.entry((r.rank, device_of(r, e as u32))).or_default().entry(name).or_default().push(ev.dur.get(e));
             }
         }
     }

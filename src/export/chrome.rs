@@ -160,7 +160,7 @@ pub fn write_rank_kept(
         write_us(&mut line, ev.ts[e])?;
         if ev.has_dur(e as u32) && ev.phase[e] != Phase::Begin {
             line.extend_from_slice(b", \"dur\": ");
-            write_us(&mut line, ev.dur[e])?;
+            write_us(&mut line, ev.dur.get(e))?;
         }
         let arg_sep = |args: &mut Vec<u8>| {
             if !args.is_empty() {

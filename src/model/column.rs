@@ -4,9 +4,10 @@
 const WIDE: i32 = i32::MIN;
 
 /// An `i64` column stored in 4 bytes a row. A value that fits in an `i32` (nearly all: CUDA
-/// streams, correlation and external ids are small counters, −1 when absent) is stored inline;
-/// any other (a 64-bit HIP stream handle, an id past 2³¹, and `i32::MIN` itself) goes to a side
-/// table by row, marked inline by `i32::MIN`. Rows are only appended.
+/// streams, correlation and external ids are small counters, −1 when absent; durations under
+/// 2.1 s in ns) is stored inline; any other (a 64-bit HIP stream handle, an id past 2³¹, a
+/// profiler step of 3 s, and `i32::MIN` itself) goes to a side table by row, marked inline by
+/// `i32::MIN`. Rows are appended; a value may be replaced ([`IntColumn::set`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct IntColumn {
     small: Vec<i32>,
@@ -44,6 +45,25 @@ impl IntColumn {
             _ => {
                 self.wide.push((self.small.len() as u32, v));
                 self.small.push(WIDE);
+            }
+        }
+    }
+
+    /// Replaces the value of row `i` (a `B` event's duration, known at its `E`).
+    pub fn set(&mut self, i: usize, v: i64) {
+        let k = self.wide.partition_point(|w| (w.0 as usize) < i);
+        let aside = self.small[i] == WIDE;
+        match i32::try_from(v) {
+            Ok(s) if s != WIDE => {
+                self.small[i] = s;
+                if aside {
+                    self.wide.remove(k);
+                }
+            }
+            _ if aside => self.wide[k].1 = v,
+            _ => {
+                self.small[i] = WIDE;
+                self.wide.insert(k, (i as u32, v));
             }
         }
     }
@@ -94,5 +114,17 @@ mod tests {
         // i32::MIN, 2^40, -2^40 and i64::MAX are kept aside, in row order
         assert_eq!(c.wide, [(4, i64::from(i32::MIN)), (6, 1 << 40), (7, -(1 << 40)), (8, i64::MAX)]);
         assert_eq!(c.get(9), 3);
+    }
+
+    #[test]
+    fn set_moves_values_in_and_out_of_the_side_table() {
+        let mut c: IntColumn = [1, 2, 3, 4].into_iter().collect();
+        c.set(2, 5 << 32); // aside
+        c.set(0, 6 << 32); // aside, before the other
+        c.set(2, 7 << 32); // stays aside
+        c.set(0, -3); // back inline
+        c.set(3, i64::from(i32::MIN)); // aside
+        assert_eq!(c.iter().collect::<Vec<_>>(), [-3, 2, 7 << 32, i64::from(i32::MIN)]);
+        assert_eq!(c.wide, [(2, 7 << 32), (3, i64::from(i32::MIN))]);
     }
 }

@@ -105,8 +105,9 @@ pub struct EventTable {
     pub name: Vec<StrId>,
     /// Start, ns.
     pub ts: Vec<i64>,
-    /// Duration, ns (0 when the event has none; see `flags`).
-    pub dur: Vec<i64>,
+    /// Duration, ns (0 when the event has none; see `flags`), 4 bytes a row ([`IntColumn`]:
+    /// read with `get`).
+    pub dur: IntColumn,
     /// Index into [`super::RankTrace::ids`] of the `pid`.
     pub pid: Vec<u32>,
     /// Index into [`super::RankTrace::ids`] of the `tid`.
@@ -265,7 +266,7 @@ impl EventTable {
 
     /// End time (ts + dur) of row `e`, ns.
     pub fn end(&self, e: EventId) -> i64 {
-        self.ts[e as usize] + self.dur[e as usize]
+        self.ts[e as usize] + self.dur.get(e as usize)
     }
 
     /// Kineto's `memory bandwidth (GB/s)` of row `e`, if the file gave one.

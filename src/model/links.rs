@@ -63,7 +63,7 @@ pub fn find_steps(r: &RankTrace) -> Vec<Step> {
             continue;
         }
         if let Some(num) = step_number(r.name(e as EventId)) {
-            steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur[e] });
+            steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur.get(e) });
         }
     }
     steps
@@ -233,7 +233,7 @@ fn link_parents(r: &RankTrace, parent: &mut [EventId]) {
     for rows in &mut threads {
         // by start, longer first, then row (the rows are in row order and the sort is stable);
         // a thread's rows are usually in that order already
-        let key = |e: EventId| (ev.ts[e as usize], std::cmp::Reverse(ev.dur[e as usize]));
+        let key = |e: EventId| (ev.ts[e as usize], std::cmp::Reverse(ev.dur.get(e as usize)));
         if !rows.is_sorted_by_key(|&e| key(e)) {
             rows.sort_by_key(|&e| key(e));
         }

@@ -195,7 +195,7 @@ impl<'a> Replay<'a> {
                 continue;
             }
             let id = e as u32;
-            let (start, dur) = (ev.ts[e], ev.dur[e]);
+            let (start, dur) = (ev.ts[e], ev.dur.get(e));
             let end = start + dur;
             last_end = last_end.max(end);
             let key = (ev.cat[e], ev.name[e], ev.call_args(id));

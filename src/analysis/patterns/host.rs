@@ -23,7 +23,7 @@ impl HostCalls {
         let ev = &r.events;
         let mut calls: Vec<Op> = (0..ev.len())
             .filter(|&e| matches!(ev.kind[e], Kind::Runtime | Kind::Driver) && ev.phase[e] == Phase::Complete)
-            .map(|e| Op { start: ev.ts[e], end: ev.ts[e] + ev.dur[e].max(0), event: e as EventId })
+            .map(|e| Op { start: ev.ts[e], end: ev.ts[e] + ev.dur.get(e).max(0), event: e as EventId })
             .collect();
         // they mostly come in time order, which the stable sort's runs make cheap (the calls are
         // distinct, so the order is the one an unstable sort gives)

@@ -286,7 +286,7 @@ fn close_end(rank: &mut RankTrace, st: &mut ChromeState, file: &str, p: PendingE
     match st.open.get_mut(&(p.pid, p.tid)).and_then(|s| s.pop()) {
         Some((b, _)) => {
             let ev = &mut rank.events;
-            ev.dur[b as usize] = (p.ts - ev.ts[b as usize]).max(0);
+            ev.dur.set(b as usize, (p.ts - ev.ts[b as usize]).max(0));
             ev.flags[b as usize] |= flags::HAS_DUR;
         }
         None => {

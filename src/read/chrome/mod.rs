@@ -422,7 +422,7 @@ impl ChromeSink<'_> {
                 Some((b, _)) => {
                     let ev = &mut self.rank.events;
                     let d = ts - ev.ts[b as usize];
-                    ev.dur[b as usize] = d.max(0);
+                    ev.dur.set(b as usize, d.max(0));
                     ev.flags[b as usize] |= flags::HAS_DUR;
                 }
                 None if self.st.defer_ends => {

@@ -270,7 +270,7 @@ fn columns(c: &mut Cur, strings: usize, ids: usize) -> Result<EventTable, Partia
         cat: c.column("cat", n, &below_strings, string)?,
         name: c.column("name", n, &below_strings, string)?,
         ts: c.column("ts", n, "", Some)?,
-        dur: c.column("dur", n, "", Some)?,
+        dur: c.column::<i64, i64>("dur", n, "", Some)?.into_iter().collect(),
         pid: c.column("pid", n, &below_ids, id)?,
         tid: c.column("tid", n, &below_ids, id)?,
         stream: c.column::<i64, i64>("stream", n, "", Some)?.into_iter().collect(),

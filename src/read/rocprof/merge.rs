@@ -193,7 +193,7 @@ fn append(dst: &mut RankTrace, src: RankTrace) {
             cat,
             name,
             ts: ev.ts[e],
-            dur: ev.dur[e],
+            dur: ev.dur.get(e),
             pid: id(ev.pid[e]),
             tid: id(ev.tid[e]),
             stream: ev.stream.get(e),

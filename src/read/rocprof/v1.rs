@@ -182,7 +182,7 @@ fn exact_times(ev: &mut crate::model::EventTable, e: usize) {
     let (Some(b), Some(end)) = (ev.int_arg(id, IntArg::BeginNs), ev.int_arg(id, IntArg::EndNs)) else { return };
     if b.div_euclid(1000) * 1000 == ev.ts[e] && end >= b {
         ev.ts[e] = b;
-        ev.dur[e] = end - b;
+        ev.dur.set(e, end - b);
     }
 }
 
