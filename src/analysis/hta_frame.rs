@@ -282,8 +282,9 @@ fn by_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<(i64, EventId)> {
     crate::model::links::keyed_rows(f.len(), |i| Some(f.correlation(r, i)).filter(|&c| c != -1))
 }
 
-/// `transform_correlation_to_index` (§1.5): the column, and each row's partner (the row whose
-/// `index` it holds; `u32::MAX` for none).
+/// `transform_correlation_to_index` (§1.5): each row's partner's `index` + 1 (0 for none: the
+/// column as [`HtaFrame::index_correlation`] stores it), and the partner's row (`u32::MAX` for
+/// none).
 fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<u32>, Vec<u32>) {
     // the partner's index + 1; 0: none
     let mut ic: Vec<u32> = vec![0; f.len()];

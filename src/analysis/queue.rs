@@ -70,7 +70,7 @@ pub const HTA_LAUNCH_NAMES: [&str; 11] = [
 /// Most points drawn per line.
 const CHART_POINTS: usize = 5000;
 
-/// One change of a stream's queue length: 32 bytes (a series has two a GPU operation).
+/// One change of a stream's queue length: 32 bytes (a series has two per GPU operation).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct QueuePoint {
     /// Time, ns (frame clock, see [`HtaFrame::ts_ns`]).
