@@ -196,9 +196,9 @@ pub fn links_table(r: &RankTrace) -> String {
     use std::fmt::Write;
     let (l, ops) = (r.links(), r.ops());
     let mut out = String::new();
-    for e in 0..r.events.len() {
+    for (e, &op) in ops.iter().enumerate() {
         let mut line = String::new();
-        for (label, v) in [("launch", l.launch[e]), ("op", ops[e]), ("parent", l.parent[e])] {
+        for (label, v) in [("launch", l.launch[e]), ("op", op), ("parent", l.parent[e])] {
             if v != NONE {
                 let _ = write!(line, " {label}=#{v}");
             }
