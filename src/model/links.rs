@@ -154,27 +154,21 @@ fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
     }
 }
 
-/// `op`: launcher and device rows to the first CPU operator with their `External id`. PyTorch
+/// Launcher and device rows: the first CPU operator with their `External id`; `NONE` for the
+/// others (see [`RankTrace::ops`], computed apart from [`Links`]: no analysis needs it). PyTorch
 /// numbers operators from 1 up: when the ids are that dense, a vector indexed by id; else a hash
 /// map.
-/// Launcher and device rows: the CPU operator with the same `External id`; `NONE` for the others
-/// (see [`RankTrace::ops`], computed apart from [`Links`]: no analysis needs it).
 pub fn ops(r: &RankTrace) -> Vec<EventId> {
-    let mut op = vec![NONE; r.events.len()];
-    link_ops(r, &mut op);
-    op
-}
-
-fn link_ops(r: &RankTrace, op: &mut [EventId]) {
     let ev = &r.events;
     let n = ev.len();
+    let mut op = vec![NONE; n];
     let is_op = |e: usize| ev.kind[e] == Kind::CpuOp && ev.external_id.get(e) >= 0;
     let (mut count, mut min, mut max) = (0usize, i64::MAX, i64::MIN);
     for e in (0..n).filter(|&e| is_op(e)) {
         (count, min, max) = (count + 1, min.min(ev.external_id.get(e)), max.max(ev.external_id.get(e)));
     }
     if count == 0 {
-        return;
+        return op;
     }
     let linked = |e: usize| (ev.kind[e].is_device() || ev.kind[e].is_launcher()) && ev.external_id.get(e) >= 0;
     if ((max - min) as u64) < 4 * count as u64 {
@@ -190,7 +184,7 @@ fn link_ops(r: &RankTrace, op: &mut [EventId]) {
                 *op = first[(ev.external_id.get(e) - min) as usize];
             }
         }
-        return;
+        return op;
     }
     let mut op_of: FxHashMap<i64, EventId> = FxHashMap::default();
     op_of.reserve(count);
@@ -204,6 +198,7 @@ fn link_ops(r: &RankTrace, op: &mut [EventId]) {
             }
         }
     }
+    op
 }
 
 /// `parent`: nesting per (pid, tid), device work (and GPU annotations) apart from host calls:

@@ -94,7 +94,7 @@ mod tests {
     fn graph(ts: &[i64], edges: &[(u32, u32)]) -> Graph {
         // exact frame rows read their times from the model rows
         let mut r = crate::model::RankTrace::default();
-        (r.events.ts, r.events.dur) = (ts.to_vec(), ts.iter().map(|_| 0).collect());
+        (r.events.ts, r.events.dur) = (ts.to_vec(), std::iter::repeat_n(0, ts.len()).collect());
         let mut f = HtaFrame::default();
         (f.row, f.exact) = ((0..ts.len() as u32).collect(), true);
         let rows: Vec<usize> = (0..ts.len()).collect();
