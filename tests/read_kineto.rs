@@ -311,8 +311,8 @@ impl Tally<'_> {
         };
         let ph_letter = ph.and_then(|p| p.bytes().next()).unwrap_or(b'?');
         let mut bad = Vec::new();
-        if ev.index[e] != index {
-            bad.push(format!("index {} != {index}", ev.index[e]));
+        if ev.index.get(e) != index {
+            bad.push(format!("index {} != {index}", ev.index.get(e)));
         }
         if r.full_name(e as u32) != name {
             bad.push(format!("name {:?} != {name:?}", r.full_name(e as u32)));

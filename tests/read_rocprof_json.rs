@@ -27,7 +27,7 @@ fn rows(r: &RankTrace) -> String {
         let _ = writeln!(
             s,
             "{} {:?} {} {:?} {} {} {}/{} {} {} [{}]",
-            ev.index[e],
+            ev.index.get(e),
             ev.kind[e],
             r.cat(e as u32),
             r.name(e as u32),

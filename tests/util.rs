@@ -158,7 +158,7 @@ pub fn rows_table(r: &RankTrace) -> String {
     let ev = &r.events;
     let mut out = String::new();
     for e in 0..ev.len() {
-        let _ = write!(out, "#{e} [{}] {} {} {:?}", ev.index[e], ev.phase[e].as_str(), ev.kind[e].as_str(), r.full_name(e as u32));
+        let _ = write!(out, "#{e} [{}] {} {} {:?}", ev.index.get(e), ev.phase[e].as_str(), ev.kind[e].as_str(), r.full_name(e as u32));
         if ev.flags[e] & flags::HAS_CAT != 0 {
             let _ = write!(out, " cat={}", r.cat(e as u32));
         } else {

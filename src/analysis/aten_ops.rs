@@ -86,16 +86,18 @@ pub struct AtenOpResult {
     pub launches_with_several_kernels: usize,
 }
 
-/// One launch attributed to an op instance: (instance key, launch order, op delay, runtime
-/// delay, kernel name). Delays in the unit the mode computes in (HTA: µs, default: ns).
-type Attributed = (Instance, usize, i64, i64, StrId);
+/// One launch attributed to an op instance (HTA's mode): (instance key, launch order, op delay,
+/// runtime delay, kernel name), delays in µs. HTA identifies an instance by its (tid, name, start
+/// µs).
+type Attributed = ((u32, StrId, i64), usize, i64, i64, StrId);
 
-/// What identifies an op instance: HTA's (tid, name, start µs) or, exactly, the op's row.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Instance {
-    Hta(u32, StrId, i64),
-    Row(usize, StrId),
-}
+/// One launch attributed to an op instance (default mode), in launch order: (op row, kernel
+/// name, op delay, runtime delay), delays in ns. 24 bytes: a quarter of a million launches take
+/// 6 MB.
+type RowLaunch = (u32, StrId, i64, i64);
+
+/// Per (op name, kernel sequence): instances, summed op delays, summed runtime delays.
+type Groups = FxHashMap<(StrId, Vec<StrId>), (i64, i64, i64)>;
 
 /// `re.match(r"(cuda.*LaunchKernel)|(cuLaunchKernel)|(^runFunction)", name)`.
 fn hta_is_launch(name: &str) -> bool {
@@ -108,36 +110,17 @@ fn hta_is_launch(name: &str) -> bool {
 pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOpResult, String> {
     let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let mut result = AtenOpResult::default();
-    let attributed = if hta {
-        hta_attribute(f, r)?
+    let groups = if hta {
+        let attributed = hta_attribute(f, r)?;
+        if attributed.is_empty() {
+            return Err("no kernel launch inside an ATen op: HTA 0.5.0 raises KeyError: 'thread_id'".into());
+        }
+        hta_groups(attributed)
     } else {
         let graph = ctx.call_graph(pos);
         let graph = graph.as_ref().as_ref().map_err(|e| format!("call graph: {}", e.0))?;
-        exact_attribute(f, r, graph, &mut result)
+        row_groups(exact_attribute(f, r, graph, &mut result), r, f)
     };
-    if attributed.is_empty() && hta {
-        return Err("no kernel launch inside an ATen op: HTA 0.5.0 raises KeyError: 'thread_id'".into());
-    }
-    // per op instance: the sequence and the first launch's delays
-    let mut instances: FxHashMap<Instance, (usize, i64, i64, Vec<StrId>)> = FxHashMap::default();
-    for (key, order, op_delay, rt_delay, kernel) in attributed {
-        let e = instances.entry(key).or_insert((order, op_delay, rt_delay, Vec::new()));
-        if order < e.0 {
-            (e.0, e.1, e.2) = (order, op_delay, rt_delay);
-        }
-        e.3.push(kernel);
-    }
-    // names stay interned ids until the groups are known: one string per group, not per launch
-    let mut groups: FxHashMap<(StrId, Vec<StrId>), (i64, i64, i64)> = FxHashMap::default();
-    for (key, (_, op_delay, rt_delay, kernels)) in instances {
-        let name = match key {
-            Instance::Hta(_, n, _) | Instance::Row(_, n) => n,
-        };
-        let g = groups.entry((name, kernels)).or_default();
-        g.0 += 1;
-        g.1 += op_delay;
-        g.2 += rt_delay;
-    }
     // HTA's delays are whole µs (sums exact); default ns → µs
     let scale = if hta { 1.0 } else { 1000.0 };
     result.rows = groups
@@ -151,6 +134,44 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
         })
         .collect();
     Ok(result)
+}
+
+/// HTA's instances grouped: per instance, the sequence of its kernels and the delays of its
+/// first launch.
+fn hta_groups(attributed: Vec<Attributed>) -> Groups {
+    let mut instances: FxHashMap<(u32, StrId, i64), (usize, i64, i64, Vec<StrId>)> = FxHashMap::default();
+    for (key, order, op_delay, rt_delay, kernel) in attributed {
+        let e = instances.entry(key).or_insert((order, op_delay, rt_delay, Vec::new()));
+        if order < e.0 {
+            (e.0, e.1, e.2) = (order, op_delay, rt_delay);
+        }
+        e.3.push(kernel);
+    }
+    // names stay interned ids until the groups are known: one string per group, not per launch
+    let mut groups = Groups::default();
+    for ((_, name, _), (_, op_delay, rt_delay, kernels)) in instances {
+        add_instance(&mut groups, name, kernels, op_delay, rt_delay);
+    }
+    groups
+}
+
+/// The default mode's launches grouped by op row (their order kept: an op's first launch
+/// comes first, its kernels in launch order), then by (op name, kernel sequence).
+fn row_groups(mut launches: Vec<RowLaunch>, r: &RankTrace, f: &HtaFrame) -> Groups {
+    launches.sort_by_key(|l| l.0);
+    let mut groups = Groups::default();
+    for op in launches.chunk_by(|a, b| a.0 == b.0) {
+        let (row, _, op_delay, rt_delay) = op[0];
+        add_instance(&mut groups, f.name(r, row as usize), op.iter().map(|l| l.1).collect(), op_delay, rt_delay);
+    }
+    groups
+}
+
+fn add_instance(groups: &mut Groups, name: StrId, kernels: Vec<StrId>, op_delay: i64, rt_delay: i64) {
+    let g = groups.entry((name, kernels)).or_default();
+    g.0 += 1;
+    g.1 += op_delay;
+    g.2 += rt_delay;
 }
 
 /// HTA's attribution (µs): any-thread deepest op, exactly one kernel row per call.
@@ -177,13 +198,7 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
                 ks.len()
             ));
         };
-        out.push((
-            Instance::Hta(f.tid(r, op), f.name(r, op), f.ts(r, op)),
-            l,
-            f.ts(r, l) - f.ts(r, op),
-            f.ts(r, *k) - f.ts(r, l),
-            f.name(r, *k),
-        ));
+        out.push(((f.tid(r, op), f.name(r, op), f.ts(r, op)), l, f.ts(r, l) - f.ts(r, op), f.ts(r, *k) - f.ts(r, l), f.name(r, *k)));
     }
     Ok(out)
 }
@@ -243,7 +258,7 @@ fn deepest_enclosing(ops: &[usize], tree: &EndTree, f: &HtaFrame, r: &RankTrace,
 
 /// kinetoscope's attribution (ns): same-thread innermost enclosing op in the rank's call graph,
 /// kernels by correlation.
-fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut AtenOpResult) -> Vec<Attributed> {
+fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut AtenOpResult) -> Vec<RowLaunch> {
     let end = |i: usize| f.ts_ns(r, i) + f.dur_ns(r, i);
     // the enclosing events of `l` on its own thread (the graph hangs a backward thread's top
     // level under the main thread), innermost first
@@ -256,7 +271,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     let mut launches = launch_calls(f, r, false);
     launches.sort_unstable_by_key(|&l| (f.ts_ns(r, l), l));
     let mut out = Vec::new();
-    for (order, l) in launches.into_iter().enumerate() {
+    for l in launches {
         let op = ancestors(l).find(|&a| aten[f.name(r, a).0 as usize] && f.ts_ns(r, a) <= f.ts_ns(r, l) && end(a) >= end(l));
         let Some(op) = op else { continue };
         let ks = kernels.get(f.correlation(r, l));
@@ -267,7 +282,7 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
         if ks.len() > 1 {
             result.launches_with_several_kernels += 1;
         }
-        out.push((Instance::Row(op, f.name(r, op)), order, f.ts_ns(r, l) - f.ts_ns(r, op), f.ts_ns(r, k) - f.ts_ns(r, l), f.name(r, k)));
+        out.push((op as u32, f.name(r, k), f.ts_ns(r, l) - f.ts_ns(r, op), f.ts_ns(r, k) - f.ts_ns(r, l)));
     }
     out
 }

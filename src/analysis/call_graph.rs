@@ -34,7 +34,7 @@ use rustc_hash::{FxHashMap, FxHashSet};
 
 use super::endpoints::{exact_order, hta_order, Endpoint, EndpointError};
 use super::hta_frame::{ByIndex, HtaFrame};
-use crate::model::{IdValue, Kind, RankTrace};
+use crate::model::{IdValue, IntColumn, Kind, RankTrace};
 
 /// No node.
 const NONE: u32 = u32::MAX;
@@ -117,9 +117,10 @@ pub struct CallGraph {
     /// Depth of each frame row: 0 at the top of a thread, −1 when the row is not in the graph.
     pub depth: Vec<i32>,
     /// Kernels in each row's subtree (a kernel row counts itself; 0 outside the graph).
-    pub num_kernels: Vec<i64>,
-    /// Total duration of those kernels, ns (0 when `num_kernels` is 0).
-    pub kernel_dur_sum: Vec<i64>,
+    pub num_kernels: Vec<u32>,
+    /// Total duration of those kernels, ns (0 when `num_kernels` is 0), 4 bytes a row
+    /// ([`IntColumn`]: read with `get`; a sum of 2.1 s or more is kept aside).
+    pub kernel_dur_sum: IntColumn,
     /// The threads with a stack, in `(pid, tid)` order.
     pub stacks: Vec<CallStack>,
 }
@@ -228,7 +229,7 @@ impl CallGraph {
             // made by finish, after the per-node child vectors are gone
             depth: Vec::new(),
             num_kernels: Vec::new(),
-            kernel_dur_sum: Vec::new(),
+            kernel_dur_sum: IntColumn::default(),
             stacks: Vec::new(),
         };
         let mut cdepth: Vec<i32> = filled(-1, n, nodes);
@@ -507,7 +508,7 @@ impl CallGraph {
         // per node (a row's node is its index's first row, never after it): filled by the walk,
         // then turned into per-row columns in place
         let mut seen = vec![false; total];
-        let mut count = vec![0i64; self.rows];
+        let mut count = vec![0u32; self.rows];
         let mut sum = vec![0i64; self.rows];
         for root in self.rows..total {
             if !self.alive[root] {
@@ -557,7 +558,9 @@ impl CallGraph {
             count[i] = c;
         }
         depth.truncate(self.rows);
-        (self.depth, self.num_kernels, self.kernel_dur_sum) = (depth, count, sum);
+        drop(seen);
+        (self.depth, self.num_kernels) = (depth, count);
+        self.kernel_dur_sum = sum.into_iter().collect();
     }
 
     /// Whether frame row `row` is in the graph.

@@ -473,7 +473,7 @@ impl HtaFrame {
 
     /// `index` of row `i` of rank `r`'s frame: the position of its event in the file's event array.
     pub fn index(&self, r: &RankTrace, i: usize) -> u32 {
-        r.events.index[self.row[i] as usize]
+        r.events.index.get(self.row[i] as usize)
     }
 
     /// `cat` of row `i` (a string of `r`).

@@ -120,7 +120,11 @@ pub fn frequent_kernel_sequences(
     let named: Vec<usize> = (0..f.len()).filter(|&i| name_matches[f.name(r, i).0 as usize]).collect();
     let roots: Vec<usize> = if opts.hta {
         let min_depth = named.iter().map(|&i| graph.depth[i]).min();
-        named.iter().copied().filter(|&i| Some(graph.depth[i]) == min_depth && graph.num_kernels[i] >= opts.min_pattern_len).collect()
+        named
+            .iter()
+            .copied()
+            .filter(|&i| Some(graph.depth[i]) == min_depth && i64::from(graph.num_kernels[i]) >= opts.min_pattern_len)
+            .collect()
     } else {
         let candidate: FxHashSet<usize> = named.iter().copied().filter(|&i| graph.contains(i) && !graph.is_kernel(i)).collect();
         let outermost = |i: usize| {
@@ -134,7 +138,11 @@ pub fn frequent_kernel_sequences(
             }
             true
         };
-        named.iter().copied().filter(|&i| candidate.contains(&i) && graph.num_kernels[i] >= opts.min_pattern_len && outermost(i)).collect()
+        named
+            .iter()
+            .copied()
+            .filter(|&i| candidate.contains(&i) && i64::from(graph.num_kernels[i]) >= opts.min_pattern_len && outermost(i))
+            .collect()
     };
     let mut by_key: FxHashMap<(StrId, Vec<StrId>), Pattern> = FxHashMap::default();
     for root in roots {
@@ -164,7 +172,7 @@ pub fn frequent_kernel_sequences(
             members: Vec::new(),
         });
         p.count += 1;
-        p.gpu_ns += graph.kernel_dur_sum[root];
+        p.gpu_ns += graph.kernel_dur_sum.get(root);
         p.cpu_ns += f.dur_ns(r, root);
         p.members.extend(members);
     }

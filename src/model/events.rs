@@ -3,7 +3,7 @@
 //! Metadata events (`ph: M`) are not rows: they fill the rank's process/thread names instead.
 //! Every other event the file contains is one row, in file order.
 
-use super::column::IntColumn;
+use super::column::{IntColumn, RunColumn};
 use super::kind::{Kind, Phase};
 use super::strings::StrId;
 
@@ -93,8 +93,10 @@ impl IntArg {
 #[derive(Debug, Default, Clone)]
 pub struct EventTable {
     /// Position of the event in the file's event array (0-based, counting every element
-    /// including metadata and empty `{}` placeholders). HTA calls this `index`.
-    pub index: Vec<u32>,
+    /// including metadata and empty `{}` placeholders). HTA calls this `index`. Stored as runs
+    /// ([`RunColumn`]: read with `get`): it goes up by one from row to row except after a
+    /// metadata event or a placeholder.
+    pub index: RunColumn,
     /// Phase letter.
     pub phase: Vec<Phase>,
     /// Kind decided from the category.
@@ -189,7 +191,6 @@ impl EventTable {
 
     /// Reserves room for exactly `n` more rows in every column.
     pub fn reserve(&mut self, n: usize) {
-        self.index.reserve_exact(n);
         self.phase.reserve_exact(n);
         self.kind.reserve_exact(n);
         self.cat.reserve_exact(n);

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::error::Warnings;
-pub use column::IntColumn;
+pub use column::{IntColumn, RunColumn};
 pub use events::{EventId, EventTable, IdValue, IntArg, NewEvent, NONE};
 pub use kind::{Kind, Phase};
 pub use links::Links;

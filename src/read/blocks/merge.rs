@@ -191,7 +191,7 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
         // as `EventTable::push` grows: by a quarter, not by doubling
         ev.reserve(n.max(ev.ts.len() / 4).min(d.b.len()));
     }
-    extend(&mut ev.index, d.raw(n, 4)?, |i: u32| Ok(i + elements_before))?;
+    ev.index.extend(d.raw(n, 4)?.chunks_exact(4).map(|b| u32::read_le(b) + elements_before));
     extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or(WireError::BadPhase))?;
     extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or(WireError::BadKind))?;
     extend(&mut ev.cat, d.raw(n, 4)?, s)?;

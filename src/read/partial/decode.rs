@@ -264,7 +264,7 @@ fn columns(c: &mut Cur, strings: usize, ids: usize) -> Result<EventTable, Partia
     let id = |i: u32| ((i as usize) < ids).then_some(i);
     let (below_strings, below_ids) = (format!("a string number below {strings}"), format!("an id number below {ids}"));
     Ok(EventTable {
-        index: c.column("index", n, "", Some)?,
+        index: c.column::<u32, u32>("index", n, "", Some)?.into_iter().collect(),
         phase: c.column("phase", n, "a phase number below 11", |p: u8| ALL_PHASES.get(p as usize).copied())?,
         kind: c.column("kind", n, "a kind number below 28", |k: u8| ALL_KINDS.get(k as usize).copied())?,
         cat: c.column("cat", n, &below_strings, string)?,

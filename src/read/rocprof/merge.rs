@@ -187,7 +187,7 @@ fn append(dst: &mut RankTrace, src: RankTrace) {
     for e in 0..ev.len() {
         let (cat, name) = (s(ev.cat[e], dst), s(ev.name[e], dst));
         dst.events.push(NewEvent {
-            index: ev.index[e],
+            index: ev.index.get(e),
             phase: ev.phase[e],
             kind: ev.kind[e],
             cat,
