@@ -112,7 +112,9 @@ pub struct CallGraph {
     child_rows: Vec<u32>,
     alive: Vec<bool>,
     kernel: Vec<bool>,
-    /// Frame row → node (the first row of its `index`; `NONE` when not in the graph).
+    /// Frame row → node (the first row of its `index`); empty when every row is its own node
+    /// (no row repeats an `index`; HTA's frames repeat GPU rows, §1.9). Read with
+    /// [`CallGraph::node_of`].
     node_of_row: Vec<u32>,
     /// Depth of each frame row: 0 at the top of a thread, −1 when the row is not in the graph.
     pub depth: Vec<i32>,
@@ -316,6 +318,12 @@ impl CallGraph {
             };
             g.stacks.push(CallStack { pid, tid, label, rows, root });
         }
+        // the lookups go before the graph's own columns are made (at 1.2 M rows, 10 MB for
+        // `by_index` alone)
+        if repeated.is_empty() {
+            g.node_of_row = Vec::new();
+        }
+        drop((by_index, launched, repeated, root_of_key));
         g.children.lay_out(&g.parent);
         g.link_backward(f, r, opts.hta)?;
         g.finish(f, r, cdepth);
@@ -509,7 +517,8 @@ impl CallGraph {
         // then turned into per-row columns in place
         let mut seen = vec![false; total];
         let mut count = vec![0u32; self.rows];
-        let mut sum = vec![0i64; self.rows];
+        // 4 bytes a row from the start (a sum of 2.1 s or more is set aside)
+        let mut sum: IntColumn = std::iter::repeat_n(0, self.rows).collect();
         for root in self.rows..total {
             if !self.alive[root] {
                 continue;
@@ -525,12 +534,15 @@ impl CallGraph {
                         continue;
                     }
                     if self.kernel[v] {
-                        (count[v], sum[v]) = (1, f.dur_ns(r, v));
+                        count[v] = 1;
+                        sum.set(v, f.dur_ns(r, v));
                     } else {
+                        let mut s = 0;
                         for &c in self.child_rows_of(v) {
                             count[v] += count[c as usize];
-                            sum[v] += sum[c as usize];
+                            s += sum.get(c as usize);
                         }
+                        sum.set(v, s);
                     }
                     continue;
                 }
@@ -547,20 +559,24 @@ impl CallGraph {
                 }
             }
         }
+        drop(seen);
         for i in 0..self.rows {
             // node v <= i: when v < i, slot v already holds row v's values, which are node v's
-            let v = self.node_of_row[i];
+            let v = self.node_of(i);
             let live = v != NONE && self.alive[v as usize];
             let v = v as usize;
             depth[i] = if live { depth[v] } else { -1 };
             let c = if live { count[v] } else { 0 };
-            sum[i] = if c > 0 { sum[v] } else { 0 };
+            sum.set(i, if c > 0 { sum.get(v) } else { 0 });
             count[i] = c;
         }
         depth.truncate(self.rows);
-        drop(seen);
-        (self.depth, self.num_kernels) = (depth, count);
-        self.kernel_dur_sum = sum.into_iter().collect();
+        (self.depth, self.num_kernels, self.kernel_dur_sum) = (depth, count, sum);
+    }
+
+    /// The node of frame row `row` (below `rows`).
+    fn node_of(&self, row: usize) -> u32 {
+        self.node_of_row.get(row).map_or(row as u32, |&v| v)
     }
 
     /// Whether frame row `row` is in the graph.
@@ -569,7 +585,10 @@ impl CallGraph {
     }
 
     fn node(&self, row: usize) -> Option<usize> {
-        let v = *self.node_of_row.get(row)?;
+        if row >= self.rows {
+            return None;
+        }
+        let v = self.node_of(row);
         (v != NONE && self.alive[v as usize]).then_some(v as usize)
     }
 

@@ -88,6 +88,8 @@ impl IntColumn {
 
 impl Extend<i64> for IntColumn {
     fn extend<T: IntoIterator<Item = i64>>(&mut self, values: T) {
+        let values = values.into_iter();
+        self.small.reserve(values.size_hint().0);
         for v in values {
             self.push(v);
         }
