@@ -160,7 +160,7 @@ fn thread_unions(t: &Trace) -> Vec<Vec<i64>> {
                     )
                 {
                     let closed = ev.phase[e] == Phase::Complete || ev.flags[e] & kinetoscope::model::events::flags::HAS_DUR != 0;
-                    by.entry((ev.pid[e], ev.tid[e])).or_default().push((ev.ts[e], ev.ts[e] + ev.dur.get(e), closed));
+                    by.entry((ev.pid.get(e), ev.tid.get(e))).or_default().push((ev.ts[e], ev.ts[e] + ev.dur.get(e), closed));
                 }
             }
             let mut out: Vec<i64> = by

@@ -342,8 +342,8 @@ impl Tally<'_> {
             }
         }
         let (pid, tid) = (id_text(o.get("pid")), id_text(o.get("tid")));
-        if r.id_text(ev.pid[e]) != pid || r.id_text(ev.tid[e]) != tid {
-            bad.push(format!("pid/tid {}/{} != {pid}/{tid}", r.id_text(ev.pid[e]), r.id_text(ev.tid[e])));
+        if r.id_text(ev.pid.get(e)) != pid || r.id_text(ev.tid.get(e)) != tid {
+            bad.push(format!("pid/tid {}/{} != {pid}/{tid}", r.id_text(ev.pid.get(e)), r.id_text(ev.tid.get(e))));
         }
         let arg = |keys: &[&str]| keys.iter().find_map(|k| args.and_then(|a| a.get(*k))).and_then(int_of);
         let stream = arg(&["stream"]).unwrap_or(-1);

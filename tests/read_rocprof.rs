@@ -36,8 +36,8 @@ fn fingerprint(r: &RankTrace) -> String {
             r.name(e as u32),
             ev.ts[e],
             ev.dur.get(e),
-            r.id_text(ev.pid[e]),
-            r.id_text(ev.tid[e]),
+            r.id_text(ev.pid.get(e)),
+            r.id_text(ev.tid.get(e)),
             ev.stream.get(e),
             ev.correlation.get(e),
             ev.external_id.get(e),
@@ -133,8 +133,8 @@ fn check_v1_results(dir: &str, rows: usize, first: (&str, i64, i64), last: (&str
         assert_eq!(r.events.correlation.get(e), num(w, "Index"));
         assert_eq!(r.events.stream.get(e), num(w, "queue-id"));
         assert_eq!(arg(&r, e, IntArg::Device), Some(num(w, "gpu-id")));
-        assert_eq!(r.id_text(r.events.pid[e]), w["pid"]);
-        assert_eq!(r.id_text(r.events.tid[e]), w["tid"]);
+        assert_eq!(r.id_text(r.events.pid.get(e)), w["pid"]);
+        assert_eq!(r.id_text(r.events.tid.get(e)), w["tid"]);
         assert_eq!(r.cat(e as u32), "KERNEL_DISPATCH");
     }
     let n = rows - 1;
@@ -220,8 +220,8 @@ fn check_v3_api(file: &str, rows: usize, kind: Kind, first: (&str, i64, i64), la
         assert_eq!(r.events.ts[e], num(w, "Start_Timestamp"));
         assert_eq!(r.events.dur.get(e), num(w, "End_Timestamp") - num(w, "Start_Timestamp"));
         assert_eq!(r.events.correlation.get(e), num(w, "Correlation_Id"));
-        assert_eq!(r.id_text(r.events.pid[e]), w["Process_Id"]);
-        assert_eq!(r.id_text(r.events.tid[e]), w["Thread_Id"]);
+        assert_eq!(r.id_text(r.events.pid.get(e)), w["Process_Id"]);
+        assert_eq!(r.id_text(r.events.tid.get(e)), w["Thread_Id"]);
         assert_eq!(r.events.stream.get(e), -1);
     }
     let n = rows - 1;
@@ -285,8 +285,8 @@ fn v3_kernel_trace_rocm_6_2_header() {
         assert_eq!(r.events.stream.get(e), num(w, "Queue_Id"));
         assert_eq!(arg(&r, e, IntArg::Device), Some(num(w, "Agent_Id")));
         assert_eq!(arg(&r, e, IntArg::HipStream), None);
-        assert_eq!(r.id_text(r.events.tid[e]), w["Thread_Id"]);
-        assert_eq!(r.id_text(r.events.pid[e]), "", "no Process_Id column");
+        assert_eq!(r.id_text(r.events.tid.get(e)), w["Thread_Id"]);
+        assert_eq!(r.id_text(r.events.pid.get(e)), "", "no Process_Id column");
     }
     assert_eq!(
         (r.name(0), r.events.ts[0], r.events.dur.get(0)),
@@ -416,7 +416,7 @@ fn handmade_v1_results() {
     assert_eq!(r.events.correlation.iter().collect::<Vec<i64>>()[..], [0, 1, 3, 5]);
     let dev: Vec<Option<i64>> = (0..4).map(|e| arg(&r, e, IntArg::Device)).collect();
     assert_eq!(dev, [Some(8), Some(9), Some(8), Some(8)]);
-    let tids: Vec<String> = (0..4).map(|e| r.id_text(r.events.tid[e])).collect();
+    let tids: Vec<String> = (0..4).map(|e| r.id_text(r.events.tid.get(e))).collect();
     assert_eq!(tids, ["4243", "4243", "4244", "4243"]);
     assert_eq!(r.warnings.count(WarningKind::BadCsvRow), 2);
     assert_eq!(r.warnings.count(WarningKind::NegativeDuration), 1);
@@ -489,9 +489,9 @@ fn handmade_v3_process_is_merged_into_one_rank() {
     assert_eq!(r.counts.categories, map(&[("HIP_COMPILER_API", 1), ("HIP_RUNTIME_API", 4), ("KERNEL_DISPATCH", 3), ("MEMORY_COPY", 4)]));
     assert_eq!(r.counts.phases, map(&[("X", 12)]));
     assert_eq!(r.events.index.iter().collect::<Vec<_>>(), [0, 1, 2, 4, 5, 0, 1, 2, 0, 1, 2, 3], "each file's row numbers");
-    let pids: Vec<String> = (0..12).map(|e| r.id_text(r.events.pid[e])).collect();
+    let pids: Vec<String> = (0..12).map(|e| r.id_text(r.events.pid.get(e))).collect();
     assert!(pids.iter().all(|p| p == "4242"), "kernel and copy rows get the process's pid: {pids:?}");
-    let tids: Vec<String> = (0..12).map(|e| r.id_text(r.events.tid[e])).collect();
+    let tids: Vec<String> = (0..12).map(|e| r.id_text(r.events.tid.get(e))).collect();
     assert_eq!(tids, ["4243", "4243", "4243", "4243", "4244", "4243", "4243", "4244", "", "", "", ""]);
     assert_eq!(
         r.events.ts[..],
@@ -524,7 +524,10 @@ fn handmade_v3_process_is_merged_into_one_rank() {
             .sum::<u64>()
     );
     let o = &t.ranks[1];
-    assert_eq!((o.counts.events, o.id_text(o.events.pid[0]), o.id_text(o.events.tid[0])), (1, "5151".to_string(), "5152".to_string()));
+    assert_eq!(
+        (o.counts.events, o.id_text(o.events.pid.get(0)), o.id_text(o.events.tid.get(0))),
+        (1, "5151".to_string(), "5152".to_string())
+    );
     assert_eq!(o.warnings.count(WarningKind::BadCsvRow), 1);
 }
 
@@ -538,7 +541,7 @@ fn merge_rule_order_prefixes_and_folders() {
     let named = |n: &str, f: &str| (format!("out/run_a_{n}"), bytes(&v3(f)));
     let t = read_set(&[named("kernel_trace.csv", "4242_kernel_trace.csv"), named("hip_api_trace.csv", "4242_hip_api_trace.csv")]);
     assert_eq!(t.ranks.len(), 1);
-    assert!(t.ranks[0].events.pid.iter().all(|&p| t.ranks[0].ids.get(p) == Some(&IdValue::Int(4242))));
+    assert!(t.ranks[0].events.pid.iter().all(|p| t.ranks[0].ids.get(p) == Some(&IdValue::Int(4242))));
     // other folders (hosts) and names without a table suffix are never merged
     let t = read_set(&[
         ("a/4242_kernel_trace.csv".into(), bytes(&v3("4242_kernel_trace.csv"))),

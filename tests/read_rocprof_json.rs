@@ -33,8 +33,8 @@ fn rows(r: &RankTrace) -> String {
             r.name(e as u32),
             ev.ts[e] - T,
             ev.dur.get(e),
-            r.id_text(ev.pid[e]),
-            r.id_text(ev.tid[e]),
+            r.id_text(ev.pid.get(e)),
+            r.id_text(ev.tid.get(e)),
             ev.stream.get(e),
             ev.correlation.get(e),
             args.join(" ")

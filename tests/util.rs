@@ -170,7 +170,7 @@ pub fn rows_table(r: &RankTrace) -> String {
         } else {
             assert_eq!(ev.dur.get(e), 0, "row {e} has no duration flag but dur {}", ev.dur.get(e));
         }
-        let _ = write!(out, " pid={} tid={}", id_shown(r, ev.pid[e]), id_shown(r, ev.tid[e]));
+        let _ = write!(out, " pid={} tid={}", id_shown(r, ev.pid.get(e)), id_shown(r, ev.tid.get(e)));
         for (label, v) in [("stream", ev.stream.get(e)), ("corr", ev.correlation.get(e)), ("ext", ev.external_id.get(e))] {
             if v != -1 {
                 let _ = write!(out, " {label}={v}");
@@ -241,8 +241,8 @@ pub fn assert_same_read(what: &str, a: &RankTrace, b: &RankTrace) {
         let e = e as u32;
         assert_eq!(a.full_name(e), b.full_name(e), "{what}: name of row {e}");
         assert_eq!(a.cat(e), b.cat(e), "{what}: cat of row {e}");
-        assert_eq!(id_shown(a, ea.pid[e as usize]), id_shown(b, eb.pid[e as usize]), "{what}: pid of row {e}");
-        assert_eq!(id_shown(a, ea.tid[e as usize]), id_shown(b, eb.tid[e as usize]), "{what}: tid of row {e}");
+        assert_eq!(id_shown(a, ea.pid.get(e as usize)), id_shown(b, eb.pid.get(e as usize)), "{what}: pid of row {e}");
+        assert_eq!(id_shown(a, ea.tid.get(e as usize)), id_shown(b, eb.tid.get(e as usize)), "{what}: tid of row {e}");
     }
     assert_eq!(a.ids.len(), b.ids.len(), "{what}: ids");
     assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");

@@ -103,10 +103,9 @@ pub fn parse_patterns(s: &str) -> Vec<String> {
 /// Whether HTA's symbol table has `symbol`: some event of some rank (also one later dropped by the
 /// last-step filter, §1.9) that HTA parses has it as category or name.
 pub fn hta_has_symbol(trace: &Trace, symbol: &str) -> bool {
-    trace
-        .ranks
-        .iter()
-        .any(|r| (0..r.events.len()).any(|e| kept(r, e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name[e]) == symbol)))
+    trace.ranks.iter().any(|r| {
+        (0..r.events.len()).any(|e| kept(r, e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name.get(e)) == symbol))
+    })
 }
 
 /// Per selected rank (ascending) the aggregated annotations; `None` when the trace has no event

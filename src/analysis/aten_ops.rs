@@ -86,10 +86,12 @@ pub struct AtenOpResult {
     pub launches_with_several_kernels: usize,
 }
 
-/// One launch attributed to an op instance (HTA's mode): (instance key, launch order, op delay,
-/// runtime delay, kernel name), delays in µs. HTA identifies an instance by its (tid, name, start
-/// µs).
-type Attributed = ((u32, StrId, i64), usize, i64, i64, StrId);
+/// One launch attributed to an op instance (HTA's mode): (instance, launch order, op delay,
+/// runtime delay, kernel name), delays in µs.
+type Attributed = (HtaInstance, usize, i64, i64, StrId);
+
+/// HTA's op instance: (tid, name, start µs).
+type HtaInstance = (u32, StrId, i64);
 
 /// One launch attributed to an op instance (default mode), in launch order: (op row, kernel
 /// name, op delay, runtime delay), delays in ns. 24 bytes: a quarter of a million launches take
@@ -139,7 +141,7 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
 /// HTA's instances grouped: per instance, the sequence of its kernels and the delays of its
 /// first launch.
 fn hta_groups(attributed: Vec<Attributed>) -> Groups {
-    let mut instances: FxHashMap<(u32, StrId, i64), (usize, i64, i64, Vec<StrId>)> = FxHashMap::default();
+    let mut instances: FxHashMap<HtaInstance, (usize, i64, i64, Vec<StrId>)> = FxHashMap::default();
     for (key, order, op_delay, rt_delay, kernel) in attributed {
         let e = instances.entry(key).or_insert((order, op_delay, rt_delay, Vec::new()));
         if order < e.0 {

@@ -267,7 +267,7 @@ mod tests {
 
     #[test]
     fn counter_dtypes() {
-        assert_eq!(int_or_float(vec![1.0, -1.0]), Values::Int(vec![1, -1]));
+        assert_eq!(int_or_float(vec![1.0, -1.0]), Values::Int(vec![1, -1].into()));
         assert_eq!(int_or_float(vec![1.5, -1.0]), Values::Float(vec![1.5, -1.0]));
     }
 }

@@ -51,7 +51,7 @@ impl DeviceOps {
 /// The device of GPU event `e` (see the module doc).
 pub fn device_of(r: &RankTrace, e: EventId) -> i64 {
     let table = matches!(r.format, Some(Format::RocprofV1Csv | Format::RocprofV3Csv | Format::RocprofV3Json));
-    r.events.int_arg(e, IntArg::Device).unwrap_or(if table { -1 } else { i64::from(r.events.pid[e as usize]) })
+    r.events.int_arg(e, IntArg::Device).unwrap_or(if table { -1 } else { i64::from(r.events.pid.get(e as usize)) })
 }
 
 /// The kernels, copies and memsets of rank `r`, per device (devices ascending; devices without

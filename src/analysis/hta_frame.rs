@@ -179,8 +179,8 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
         // each string the frame uses, tested once
         let mut used = vec![false; r.strings.len()];
         for &e in &f.row {
-            used[r.events.cat[e as usize].0 as usize] = true;
-            used[r.events.name[e as usize].0 as usize] = true;
+            used[r.events.cat.get(e as usize).0 as usize] = true;
+            used[r.events.name.get(e as usize).0 as usize] = true;
         }
         symbols.extend(r.strings.iter().zip(used).filter(|(text, used)| *used && text.contains("ProfilerStep")).map(|(text, _)| text));
     }
@@ -478,22 +478,22 @@ impl HtaFrame {
 
     /// `cat` of row `i` (a string of `r`).
     pub fn cat(&self, r: &RankTrace, i: usize) -> StrId {
-        r.events.cat[self.row[i] as usize]
+        r.events.cat.get(self.row[i] as usize)
     }
 
     /// `name` of row `i` (a string of `r`; the full name, not shortened).
     pub fn name(&self, r: &RankTrace, i: usize) -> StrId {
-        r.events.name[self.row[i] as usize]
+        r.events.name.get(self.row[i] as usize)
     }
 
     /// `pid` of row `i`: an index into [`RankTrace::ids`], printed with [`RankTrace::id_text`].
     pub fn pid(&self, r: &RankTrace, i: usize) -> u32 {
-        r.events.pid[self.row[i] as usize]
+        r.events.pid.get(self.row[i] as usize)
     }
 
     /// `tid` of row `i`: an index into [`RankTrace::ids`].
     pub fn tid(&self, r: &RankTrace, i: usize) -> u32 {
-        r.events.tid[self.row[i] as usize]
+        r.events.tid.get(self.row[i] as usize)
     }
 
     /// `stream` of row `i` (−1 when absent or not an integer).

@@ -157,7 +157,7 @@ fn functions_table(ranks: &[&RankTrace]) -> (Table, Chart) {
         // per rank by interned ids first: a string compare per call would cost more than the rest
         let mut mine: FxHashMap<(StrId, StrId), (i64, i64)> = FxHashMap::default();
         for e in calls(r) {
-            let c = mine.entry((r.events.cat[e], r.events.name[e])).or_default();
+            let c = mine.entry((r.events.cat.get(e), r.events.name.get(e))).or_default();
             (c.0, c.1) = (c.0 + 1, c.1 + r.events.dur.get(e));
         }
         for ((cat, name), (n, time)) in mine {

@@ -99,7 +99,7 @@ pub fn overview(trace: &Trace) -> Overview {
         let mut threads = BTreeSet::new();
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         for e in 0..ev.len() {
-            threads.insert((ev.pid[e], ev.tid[e]));
+            threads.insert((ev.pid.get(e), ev.tid.get(e)));
             let ts = ev.ts[e];
             lo = lo.min(ts);
             hi = hi.max(ts + ev.dur.get(e));
@@ -123,7 +123,7 @@ pub fn overview(trace: &Trace) -> Overview {
             let v = if old && !new { "2020-21 (Operator/Runtime/Kernel)" } else { "2021+ (cpu_op/cuda_runtime/kernel)" };
             version.insert("vocabulary".into(), v.into());
         }
-        let hip = r.events.kind.iter().zip(&r.events.name).any(|(k, n)| *k == Kind::Runtime && r.strings.get(*n).starts_with("hip"));
+        let hip = r.events.kind.iter().zip(r.events.name.iter()).any(|(k, n)| *k == Kind::Runtime && r.strings.get(n).starts_with("hip"));
         if hip {
             version.insert("runtime".into(), "ROCm/HIP".into());
         }
@@ -178,10 +178,10 @@ pub fn kinds_table(ov: &Overview) -> crate::table::Table {
             counts.push(*n as i64);
         }
     }
-    Table::new("kinds").with("rank", Unit::None, Values::Int(ranks)).with("kind", Unit::None, Values::Str(kinds.into())).with(
+    Table::new("kinds").with("rank", Unit::None, Values::Int(ranks.into())).with("kind", Unit::None, Values::Str(kinds.into())).with(
         "events",
         Unit::Count,
-        Values::Int(counts),
+        Values::Int(counts.into()),
     )
 }
 

@@ -364,7 +364,7 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         }
     }
     if !s_stats.is_empty() {
-        let mut t = summary_table("queue_length_summary", s_ranks, "stream", Values::Int(s_streams), "queue_length", &s_stats);
+        let mut t = summary_table("queue_length_summary", s_ranks, "stream", Values::Int(s_streams.into()), "queue_length", &s_stats);
         if ctx.hta {
             t.sort_canonical(&["rank", "stream"]);
         }

@@ -83,7 +83,7 @@ pub fn hta_plan(ctx: &Context<'_>) -> Vec<PlanStep> {
         // the names the frame uses, each tested once (not once per row and operator)
         let mut used = vec![false; r.strings.len()];
         for &e in &f.row {
-            used[r.events.name[e as usize].0 as usize] = true;
+            used[r.events.name.get(e as usize).0 as usize] = true;
         }
         let present = |op: &&&str| r.strings.iter().zip(&used).any(|(s, &u)| u && s.contains(**op));
         for op in ["aten::linear", "aten::conv2d", "aten::addmm", "aten::copy_"].iter().filter(present).take(2) {

@@ -246,7 +246,7 @@ pub fn overlay(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> 
 
 /// The `PyTorch Profiler` span (pid `Spans`) that holds the compressed trace's symbol table.
 fn symbol_span(r: &RankTrace) -> Option<u32> {
-    (0..r.events.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(r.events.pid[e as usize]) == "Spans")
+    (0..r.events.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(r.events.pid.get(e as usize)) == "Spans")
 }
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).

@@ -98,7 +98,7 @@ pub fn quantile_sorted(v: &[f64], q: f64) -> f64 {
 /// `rank, <key>, <col>_count, <col>_mean, ...`: HTA's `groupby([rank, key]).describe()` with
 /// flattened column names.
 pub(crate) fn summary_table(name: &str, ranks: Vec<i64>, key: &str, keys: Values, col: &str, stats: &[Describe]) -> Table {
-    let mut t = Table::new(name).with("rank", Unit::None, Values::Int(ranks)).with(key, Unit::None, keys);
+    let mut t = Table::new(name).with("rank", Unit::None, Values::Int(ranks.into())).with(key, Unit::None, keys);
     for (k, stat) in Describe::STATS.iter().enumerate() {
         let unit = if k == 0 { Unit::Count } else { Unit::None };
         t = t.with(&format!("{col}_{stat}"), unit, Values::Float(stats.iter().map(|d| d.values()[k]).collect()));

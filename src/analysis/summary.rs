@@ -545,7 +545,7 @@ fn top_rows(t: &Table, name: &str, cols: &[&str], n: usize) -> Table {
     for c in cols.iter().filter_map(|c| t.column(c)) {
         let values = match &c.values {
             Values::Str(v) => Values::Str(v.iter().take(n).collect()),
-            Values::Int(v) => Values::Int(v.iter().take(n).copied().collect()),
+            Values::Int(v) => Values::Int(v.iter().take(n).collect()),
             Values::Float(v) => Values::Float(v.iter().take(n).copied().collect()),
         };
         out = out.with(&c.name, c.unit, values);
@@ -568,10 +568,10 @@ fn io_report(ctx: &Context<'_>) -> Option<Report> {
 }
 
 /// The integers of column `col` of table `name` in `r` (empty if missing).
-fn ints<'r>(r: &'r Report, name: &str, col: &str) -> &'r [i64] {
+fn ints(r: &Report, name: &str, col: &str) -> Vec<i64> {
     match r.tables.iter().find(|t| t.name == name).and_then(|t| t.column(col)).map(|c| &c.values) {
-        Some(Values::Int(v)) => v,
-        _ => &[],
+        Some(Values::Int(v)) => v.iter().collect(),
+        _ => Vec::new(),
     }
 }
 

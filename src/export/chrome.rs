@@ -149,14 +149,14 @@ pub fn write_rank_kept(
         match &change.name {
             Some(n) => line.extend_from_slice(s(n).as_bytes()),
             None => match r.full_name(e as u32) {
-                std::borrow::Cow::Borrowed(_) => line.extend_from_slice(quoted[ev.name[e].0 as usize].as_bytes()),
+                std::borrow::Cow::Borrowed(_) => line.extend_from_slice(quoted[ev.name.get(e).0 as usize].as_bytes()),
                 std::borrow::Cow::Owned(n) => line.extend_from_slice(s(&n).as_bytes()),
             },
         }
         if ev.flags[e] & crate::model::events::flags::HAS_CAT != 0 {
-            write!(line, ", \"cat\": {}", quoted[ev.cat[e].0 as usize])?;
+            write!(line, ", \"cat\": {}", quoted[ev.cat.get(e).0 as usize])?;
         }
-        write!(line, ", \"pid\": {}, \"tid\": {}, \"ts\": ", ids[ev.pid[e] as usize], ids[ev.tid[e] as usize])?;
+        write!(line, ", \"pid\": {}, \"tid\": {}, \"ts\": ", ids[ev.pid.get(e) as usize], ids[ev.tid.get(e) as usize])?;
         write_us(&mut line, ev.ts[e])?;
         if ev.has_dur(e as u32) && ev.phase[e] != Phase::Begin {
             line.extend_from_slice(b", \"dur\": ");
@@ -256,7 +256,7 @@ mod tests {
         for e in 0..ra.events.len() as u32 {
             assert_eq!(ra.name(e), rb.name(e));
             assert_eq!(ra.cat(e), rb.cat(e));
-            assert_eq!(ra.id_text(ra.events.tid[e as usize]), rb.id_text(rb.events.tid[e as usize]));
+            assert_eq!(ra.id_text(ra.events.tid.get(e as usize)), rb.id_text(rb.events.tid.get(e as usize)));
         }
         assert_eq!(ra.events.ts, rb.events.ts);
         assert_eq!(ra.events.dur, rb.events.dur);

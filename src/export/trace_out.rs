@@ -71,7 +71,7 @@ pub fn write_trace_json(trace: &Trace, out: &TraceOut, w: &mut impl io::Write) -
         if ev.phase[e as usize] != Phase::Complete {
             return None;
         }
-        let id = if rename { symbol_of[ev.name[e as usize].0 as usize].clone() } else { None };
+        let id = if rename { symbol_of[ev.name.get(e as usize).0 as usize].clone() } else { None };
         Some(EventEdit { name: id, drop_args: true, extra_args: Vec::new() })
     };
     let keep = |e: u32| -> bool {

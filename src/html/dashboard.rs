@@ -146,7 +146,7 @@ fn ranks(gpu: &Table, overlap: Option<&Table>, ranks: Option<&Table>, steps: Opt
     let f = |t: Option<&Table>, name: &str| -> Vec<f64> {
         match t.and_then(|t| t.column(name)).map(|c| &c.values) {
             Some(Values::Float(v)) => v.clone(),
-            Some(Values::Int(v)) => v.iter().map(|&x| x as f64).collect(),
+            Some(Values::Int(v)) => v.iter().map(|x| x as f64).collect(),
             _ => vec![f64::NAN; gpu.rows()],
         }
     };
@@ -279,7 +279,7 @@ mod tests {
         r.tables.push(
             Table::new("top_gpu_kernels")
                 .with("name", Unit::None, Values::Str(["<img src=x onerror=alert(1)>"].into()))
-                .with("calls", Unit::Count, Values::Int(vec![3]))
+                .with("calls", Unit::Count, Values::Int(vec![3].into()))
                 .with("total_us", Unit::Us, Values::Float(vec![1500.0]))
                 .with("share_pct", Unit::Percent, Values::Float(vec![65.89])),
         );

@@ -1,5 +1,6 @@
 //! [`IntColumn`]: an `i64` column in 4 bytes a row. [`RunColumn`]: a `u32` column that mostly
-//! counts up by one, in a few bytes for the whole column.
+//! counts up by one, in a few bytes for the whole column. [`IdColumn`]: ids (strings, pids, tids)
+//! in 2 bytes a row while they are below 65,536.
 
 /// The inline mark of a value kept in [`IntColumn`]'s side table.
 const WIDE: i32 = i32::MIN;
@@ -83,6 +84,19 @@ impl IntColumn {
     pub fn shrink_to_fit(&mut self) {
         self.small.shrink_to_fit();
         self.wide.shrink_to_fit();
+    }
+}
+
+impl From<Vec<i64>> for IntColumn {
+    fn from(values: Vec<i64>) -> IntColumn {
+        values.into_iter().collect()
+    }
+}
+
+/// As a sequence of numbers (a table's integer column in JSON).
+impl serde::Serialize for IntColumn {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
     }
 }
 
@@ -172,6 +186,158 @@ impl FromIterator<u32> for RunColumn {
     }
 }
 
+/// What an [`IdColumn`] holds: a number below 2³² underneath.
+pub trait Id: Copy {
+    /// The number.
+    fn to_u32(self) -> u32;
+    /// The id of a number.
+    fn from_u32(v: u32) -> Self;
+}
+
+impl Id for u32 {
+    fn to_u32(self) -> u32 {
+        self
+    }
+    fn from_u32(v: u32) -> u32 {
+        v
+    }
+}
+
+impl Id for super::StrId {
+    fn to_u32(self) -> u32 {
+        self.0
+    }
+    fn from_u32(v: u32) -> super::StrId {
+        super::StrId(v)
+    }
+}
+
+/// A column of ids (interned names and categories, pid and tid numbers) in 2 bytes a row while
+/// every id is below 65,536 (a rank's distinct strings and ids nearly always are), in 4 from the
+/// first that is not: the rows so far are widened once, then appended as they come.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IdColumn<T> {
+    store: IdStore,
+    id: std::marker::PhantomData<T>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum IdStore {
+    Narrow(Vec<u16>),
+    Wide(Vec<u32>),
+}
+
+impl<T> Default for IdColumn<T> {
+    fn default() -> IdColumn<T> {
+        IdColumn { store: IdStore::Narrow(Vec::new()), id: std::marker::PhantomData }
+    }
+}
+
+impl<T: Id> IdColumn<T> {
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        match &self.store {
+            IdStore::Narrow(v) => v.len(),
+            IdStore::Wide(v) => v.len(),
+        }
+    }
+
+    /// Whether the column has no rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The id of row `i` (panics past the end, as a slice does).
+    pub fn get(&self, i: usize) -> T {
+        T::from_u32(match &self.store {
+            IdStore::Narrow(v) => u32::from(v[i]),
+            IdStore::Wide(v) => v[i],
+        })
+    }
+
+    /// Appends an id.
+    pub fn push(&mut self, id: T) {
+        let v = id.to_u32();
+        match &mut self.store {
+            IdStore::Narrow(n) => match u16::try_from(v) {
+                Ok(x) => n.push(x),
+                Err(_) => {
+                    let mut w = Vec::with_capacity(n.capacity().max(n.len() + 1));
+                    w.extend(n.iter().map(|&x| u32::from(x)));
+                    w.push(v);
+                    self.store = IdStore::Wide(w);
+                }
+            },
+            IdStore::Wide(w) => w.push(v),
+        }
+    }
+
+    /// Replaces the id of row `i`.
+    pub fn set(&mut self, i: usize, id: T) {
+        let v = id.to_u32();
+        match (&mut self.store, u16::try_from(v)) {
+            (IdStore::Narrow(n), Ok(x)) => n[i] = x,
+            (IdStore::Narrow(n), Err(_)) => {
+                let mut w: Vec<u32> = Vec::with_capacity(n.capacity());
+                w.extend(n.iter().map(|&x| u32::from(x)));
+                w[i] = v;
+                self.store = IdStore::Wide(w);
+            }
+            (IdStore::Wide(w), _) => w[i] = v,
+        }
+    }
+
+    /// The ids, in row order.
+    pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
+        (0..self.len()).map(|i| self.get(i))
+    }
+
+    /// Reserves room for exactly `n` more rows.
+    pub fn reserve_exact(&mut self, n: usize) {
+        match &mut self.store {
+            IdStore::Narrow(v) => v.reserve_exact(n),
+            IdStore::Wide(v) => v.reserve_exact(n),
+        }
+    }
+
+    /// The room reserved, in rows.
+    pub fn capacity(&self) -> usize {
+        match &self.store {
+            IdStore::Narrow(v) => v.capacity(),
+            IdStore::Wide(v) => v.capacity(),
+        }
+    }
+
+    /// Releases unused capacity.
+    pub fn shrink_to_fit(&mut self) {
+        match &mut self.store {
+            IdStore::Narrow(v) => v.shrink_to_fit(),
+            IdStore::Wide(v) => v.shrink_to_fit(),
+        }
+    }
+}
+
+impl<T: Id> Extend<T> for IdColumn<T> {
+    fn extend<I: IntoIterator<Item = T>>(&mut self, ids: I) {
+        let ids = ids.into_iter();
+        let room = ids.size_hint().0;
+        if self.capacity() - self.len() < room {
+            self.reserve_exact(room);
+        }
+        for id in ids {
+            self.push(id);
+        }
+    }
+}
+
+impl<T: Id> FromIterator<T> for IdColumn<T> {
+    fn from_iter<I: IntoIterator<Item = T>>(ids: I) -> IdColumn<T> {
+        let mut c = IdColumn::default();
+        c.extend(ids);
+        c
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,5 +375,19 @@ mod tests {
         // a new run where a value is not one more than the one before (u32::MAX + 1 wraps to 0)
         assert_eq!(c.runs, [(0, 5), (3, 9), (5, 0), (6, 0), (7, u32::MAX)]);
         assert!(RunColumn::default().iter().next().is_none());
+    }
+
+    #[test]
+    fn ids_stay_narrow_until_one_is_not() {
+        let mut c: IdColumn<u32> = [0, 7, 65_535].into_iter().collect();
+        assert!(matches!(c.store, IdStore::Narrow(_)));
+        c.set(1, 9);
+        c.push(65_536);
+        assert!(matches!(c.store, IdStore::Wide(_)));
+        c.push(3);
+        assert_eq!(c.iter().collect::<Vec<_>>(), [0, 9, 65_535, 65_536, 3]);
+        let mut d: IdColumn<u32> = [1, 2].into_iter().collect();
+        d.set(0, u32::MAX);
+        assert_eq!(d.iter().collect::<Vec<_>>(), [u32::MAX, 2]);
     }
 }

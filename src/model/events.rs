@@ -3,7 +3,7 @@
 //! Metadata events (`ph: M`) are not rows: they fill the rank's process/thread names instead.
 //! Every other event the file contains is one row, in file order.
 
-use super::column::{IntColumn, RunColumn};
+use super::column::{IdColumn, IntColumn, RunColumn};
 use super::kind::{Kind, Phase};
 use super::strings::StrId;
 
@@ -101,19 +101,20 @@ pub struct EventTable {
     pub phase: Vec<Phase>,
     /// Kind decided from the category.
     pub kind: Vec<Kind>,
-    /// Raw category string.
-    pub cat: Vec<StrId>,
+    /// Raw category string. Like `name`, `pid` and `tid`, 2 bytes a row while the ids are
+    /// below 65,536 ([`IdColumn`]: read with `get`).
+    pub cat: IdColumn<StrId>,
     /// Event name.
-    pub name: Vec<StrId>,
+    pub name: IdColumn<StrId>,
     /// Start, ns.
     pub ts: Vec<i64>,
     /// Duration, ns (0 when the event has none; see `flags`), 4 bytes a row ([`IntColumn`]:
     /// read with `get`).
     pub dur: IntColumn,
     /// Index into [`super::RankTrace::ids`] of the `pid`.
-    pub pid: Vec<u32>,
+    pub pid: IdColumn<u32>,
     /// Index into [`super::RankTrace::ids`] of the `tid`.
-    pub tid: Vec<u32>,
+    pub tid: IdColumn<u32>,
     /// `args.stream` (GPU stream/queue); -1 when absent or not an integer. Like the next two,
     /// 4 bytes a row ([`IntColumn`]: read with `get`).
     pub stream: IntColumn,

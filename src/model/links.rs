@@ -213,7 +213,7 @@ fn link_parents(r: &RankTrace, parent: &mut [EventId]) {
     for e in 0..ev.len() {
         if ev.has_dur(e as EventId) && matches!(ev.phase[e], Phase::Complete | Phase::Begin) {
             let device = ev.kind[e].is_device() || ev.kind[e] == Kind::GpuUserAnnotation;
-            let key = (device, ev.pid[e], ev.tid[e]);
+            let key = (device, ev.pid.get(e), ev.tid.get(e));
             let t = match last {
                 Some((k, t)) if k == key => t,
                 _ => *thread_of.entry(key).or_insert_with(|| {

@@ -19,7 +19,7 @@ use rustc_hash::FxHashMap;
 use serde::Serialize;
 
 use crate::error::Warnings;
-pub use column::{IntColumn, RunColumn};
+pub use column::{IdColumn, IntColumn, RunColumn};
 pub use events::{EventId, EventTable, IdValue, IntArg, NewEvent, NONE};
 pub use kind::{Kind, Phase};
 pub use links::Links;
@@ -242,7 +242,7 @@ impl RankTrace {
 
     /// Name of row `e`.
     pub fn name(&self, e: EventId) -> &str {
-        self.strings.get(self.events.name[e as usize])
+        self.strings.get(self.events.name.get(e as usize))
     }
 
     /// Name of row `e` as the file wrote it, with its timing suffix (see
@@ -270,7 +270,7 @@ impl RankTrace {
 
     /// Category of row `e`.
     pub fn cat(&self, e: EventId) -> &str {
-        self.strings.get(self.events.cat[e as usize])
+        self.strings.get(self.events.cat.get(e as usize))
     }
 }
 

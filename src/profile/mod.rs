@@ -225,7 +225,7 @@ impl Builder {
     /// The name of row `e` of `r`, each distinct name of the rank looked up once (`memo`: one
     /// slot per string of the rank).
     fn event_name(&mut self, r: &RankTrace, e: EventId, memo: &mut [u32]) -> u32 {
-        let s = r.events.name[e as usize];
+        let s = r.events.name.get(e as usize);
         let slot = &mut memo[s.0 as usize];
         if *slot == NONE {
             *slot = self.name(r.strings.get(s));
@@ -252,7 +252,7 @@ impl Builder {
         let mut threads: FxHashMap<(u32, u32), Vec<EventId>> = FxHashMap::default();
         for e in 0..ev.len() {
             if is_stack_span(r, e) {
-                threads.entry((ev.pid[e], ev.tid[e])).or_default().push(e as EventId);
+                threads.entry((ev.pid.get(e), ev.tid.get(e))).or_default().push(e as EventId);
             }
         }
         let mut keys: Vec<(u32, u32)> = threads.keys().copied().collect();

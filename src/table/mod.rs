@@ -15,6 +15,7 @@ pub use report::{Report, ReportFile};
 pub use texts::Texts;
 pub use trace_out::{CompactNames, CounterSample, FlowEvent, Marks, TraceOut};
 
+use crate::model::IntColumn;
 use serde::Serialize;
 
 /// Unit of a column's values.
@@ -45,8 +46,8 @@ pub enum Unit {
 pub enum Values {
     /// Text (each distinct value stored once).
     Str(Texts),
-    /// Integers.
-    Int(Vec<i64>),
+    /// Integers, 4 bytes a row when they fit an `i32` ([`IntColumn`]: read with `get`).
+    Int(IntColumn),
     /// Floats (`NaN` renders as an empty cell / `null`).
     Float(Vec<f64>),
 }
@@ -122,7 +123,7 @@ impl Table {
         order.extend(rest);
         let cmp_in = |c: &Column, a: usize, b: usize| match &c.values {
             Values::Str(v) => v[a].cmp(&v[b]),
-            Values::Int(v) => v[a].cmp(&v[b]),
+            Values::Int(v) => v.get(a).cmp(&v.get(b)),
             Values::Float(v) => match (v[a].is_nan(), v[b].is_nan()) {
                 (true, true) => std::cmp::Ordering::Equal,
                 (true, false) => std::cmp::Ordering::Greater,
@@ -138,7 +139,7 @@ impl Table {
         for c in &mut self.columns {
             c.values = match &mut c.values {
                 Values::Str(v) => Values::Str(std::mem::take(v).select(&rows)),
-                Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
+                Values::Int(v) => Values::Int(rows.iter().map(|&r| v.get(r)).collect()),
                 Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
             };
         }
@@ -149,7 +150,7 @@ impl Table {
         for c in &mut self.columns {
             c.values = match &mut c.values {
                 Values::Str(v) => Values::Str(std::mem::take(v).select(rows)),
-                Values::Int(v) => Values::Int(rows.iter().map(|&r| v[r]).collect()),
+                Values::Int(v) => Values::Int(rows.iter().map(|&r| v.get(r)).collect()),
                 Values::Float(v) => Values::Float(rows.iter().map(|&r| v[r]).collect()),
             };
         }

@@ -7,7 +7,7 @@ use super::{Table, Values};
 pub(crate) fn cell(v: &Values, row: usize) -> String {
     match v {
         Values::Str(s) => s[row].to_string(),
-        Values::Int(i) => i[row].to_string(),
+        Values::Int(i) => i.get(row).to_string(),
         Values::Float(f) => super::python_float_repr(f[row]),
     }
 }
@@ -85,7 +85,7 @@ impl Table {
                         Some(words) => out.push_str(&words[s.code(row)]),
                         None => field(&mut out, &s[row], true),
                     },
-                    Values::Int(v) => out.push_str(itoa_buf.format(v[row])),
+                    Values::Int(v) => out.push_str(itoa_buf.format(v.get(row))),
                     Values::Float(v) => super::pyfloat::push_python_float(&mut out, v[row]),
                 }
             }
@@ -191,7 +191,7 @@ impl serde::Serialize for JsonRow<'_> {
             let c = &self.rows.table.columns[k];
             match &c.values {
                 Values::Str(v) => map.serialize_entry(&c.name, &v[self.row])?,
-                Values::Int(v) => map.serialize_entry(&c.name, &v[self.row])?,
+                Values::Int(v) => map.serialize_entry(&c.name, &v.get(self.row))?,
                 Values::Float(v) => map.serialize_entry(&c.name, &Some(v[self.row]).filter(|x| x.is_finite()))?,
             }
         }

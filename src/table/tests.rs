@@ -3,7 +3,7 @@ use super::*;
 fn sample() -> Table {
     Table::new("t")
         .with("kernel", Unit::None, Values::Str(["gemm", "a,\"b\""].into()))
-        .with("count", Unit::Count, Values::Int(vec![12, 3]))
+        .with("count", Unit::Count, Values::Int(vec![12, 3].into()))
         .with("mean_us", Unit::Us, Values::Float(vec![1.5, f64::NAN]))
 }
 
@@ -70,7 +70,7 @@ fn text_aligns_numbers_right() {
 fn canonical_sort_by_keys_then_all_columns() {
     let mut t = Table::new("t")
         .with("name", Unit::None, Values::Str(["b", "a", "a", "c"].into()))
-        .with("rank", Unit::None, Values::Int(vec![0, 1, 0, 0]))
+        .with("rank", Unit::None, Values::Int(vec![0, 1, 0, 0].into()))
         .with("x", Unit::None, Values::Float(vec![f64::NAN, 1.0, 2.0, 0.5]));
     t.sort_canonical(&["rank"]);
     assert_eq!(t.to_csv(), "name,rank,x\na,0,2.0\nb,0,\nc,0,0.5\na,1,1.0\n");

@@ -49,7 +49,7 @@ fn pid_tid_forms() {
     // 13006, "13006(Python)", "Traces", "PyTorch Profiler", -1, -42, "13006", "7", 4093687616,
     // "18446744073709551615", ""
     assert_eq!(r.ids.len(), 11);
-    assert_eq!(r.id_text(r.events.tid[5]), "18446744073709551615");
+    assert_eq!(r.id_text(r.events.tid.get(5)), "18446744073709551615");
     assert!(r.warnings.is_empty(), "{:?}", util::warnings_list(r));
 }
 

@@ -59,12 +59,12 @@ pub(super) fn op_table(name: &str, groups: &[(Option<u32>, &[OpStat])]) -> Table
     }
     let mut t = Table::new(name);
     if groups.iter().any(|g| g.0.is_some()) {
-        t = t.with("rank", Unit::None, Values::Int(rank));
+        t = t.with("rank", Unit::None, Values::Int(rank.into()));
     }
-    t = t.with("operation_name", Unit::None, Values::Str(op.into())).with("occurrence", Unit::None, Values::Int(occ)).with(
+    t = t.with("operation_name", Unit::None, Values::Str(op.into())).with("occurrence", Unit::None, Values::Int(occ.into())).with(
         "steps",
         Unit::Count,
-        Values::Int(steps),
+        Values::Int(steps.into()),
     );
     let names = [
         "avg_start_time_us",

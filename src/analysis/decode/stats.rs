@@ -120,7 +120,7 @@ pub(super) struct OpNames {
 impl OpNames {
     fn id(&mut self, pos: usize, r: &RankTrace, e: EventId, keep_suffix: bool) -> u32 {
         // with suffixes, names are (nearly) all different: no point caching by string id
-        let key = (pos, r.events.name[e as usize]);
+        let key = (pos, r.events.name.get(e as usize));
         if !keep_suffix {
             if let Some(&id) = self.cache.get(&key) {
                 return id;

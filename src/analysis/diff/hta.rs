@@ -225,7 +225,11 @@ pub fn compare(control: &[OpSummary], test: &[OpSummary], short: bool) -> Vec<Op
 pub fn hta_tables(control: &LabeledTrace<'_>, test: &LabeledTrace<'_>, iterations: (Option<i64>, Option<i64>)) -> Vec<Table> {
     let mut tables = Vec::new();
     for (side, it) in [(control, iterations.0), (test, iterations.1)] {
-        tables.push(Table::new(&format!("iterations__{}", side.label)).with("iteration", Unit::None, Values::Int(side.iterations())));
+        tables.push(Table::new(&format!("iterations__{}", side.label)).with(
+            "iteration",
+            Unit::None,
+            Values::Int(side.iterations().into()),
+        ));
         tables.push(summary_table(&format!("ops_summary__{}", side.label), &side.ops_summary(it, Device::All)));
     }
     for device in Device::ALL {

@@ -198,7 +198,7 @@ impl<'a> Replay<'a> {
             let (start, dur) = (ev.ts[e], ev.dur.get(e));
             let end = start + dur;
             last_end = last_end.max(end);
-            let key = (ev.cat[e], ev.name[e], ev.call_args(id));
+            let key = (ev.cat.get(e), ev.name.get(e), ev.call_args(id));
             let call = match calls.get(&key) {
                 Some(c) => *c,
                 None => {

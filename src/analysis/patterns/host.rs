@@ -41,7 +41,7 @@ impl HostCalls {
     /// Each distinct name is tested once.
     pub fn blocking<'a>(&'a self, r: &'a RankTrace) -> impl Iterator<Item = &'a Op> + 'a {
         let mut memo: FxHashMap<StrId, bool> = FxHashMap::default();
-        self.calls.iter().filter(move |c| *memo.entry(r.events.name[c.event as usize]).or_insert_with(|| is_blocking(r.name(c.event))))
+        self.calls.iter().filter(move |c| *memo.entry(r.events.name.get(c.event as usize)).or_insert_with(|| is_blocking(r.name(c.event))))
     }
 
     /// The call that overlaps `[start, end)` the longest (the earliest of equals), if any does.

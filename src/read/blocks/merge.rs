@@ -4,7 +4,9 @@
 use std::fmt;
 
 use super::parse::BlockParse;
-use super::wire::{extend, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES};
+use super::wire::{
+    extend, extend_ids, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES,
+};
 use super::{Redo, Splitter};
 use crate::error::{ReadError, Warning, WarningKind};
 use crate::model::events::flags;
@@ -194,12 +196,12 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     ev.index.extend(d.raw(n, 4)?.chunks_exact(4).map(|b| u32::read_le(b) + elements_before));
     extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or(WireError::BadPhase))?;
     extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or(WireError::BadKind))?;
-    extend(&mut ev.cat, d.raw(n, 4)?, s)?;
-    extend(&mut ev.name, d.raw(n, 4)?, s)?;
+    extend_ids(&mut ev.cat, d.raw(n, 4)?, s)?;
+    extend_ids(&mut ev.name, d.raw(n, 4)?, s)?;
     ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.dur.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
-    extend(&mut ev.pid, d.raw(n, 4)?, id)?;
-    extend(&mut ev.tid, d.raw(n, 4)?, id)?;
+    extend_ids(&mut ev.pid, d.raw(n, 4)?, id)?;
+    extend_ids(&mut ev.tid, d.raw(n, 4)?, id)?;
     ev.stream.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.correlation.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.external_id.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));

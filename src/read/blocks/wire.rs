@@ -371,6 +371,18 @@ macro_rules! le {
 }
 le!(u8, u32, u64, i64, f64);
 
+/// Appends the ids of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
+pub(crate) fn extend_ids<T: Le, U: crate::model::column::Id>(
+    col: &mut crate::model::IdColumn<U>,
+    raw: &[u8],
+    f: impl Fn(T) -> Result<U, WireError>,
+) -> Result<(), WireError> {
+    for c in raw.chunks_exact(T::SIZE) {
+        col.push(f(T::read_le(c))?);
+    }
+    Ok(())
+}
+
 /// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
 pub(crate) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
     col.reserve(raw.len() / T::SIZE);

@@ -69,7 +69,7 @@ fn folder_and_prefix(path: &str) -> Option<(String, String)> {
 /// The single integer pid of a rank's rows; `Err` when rows carry several pids.
 fn data_pid(r: &RankTrace) -> Result<Option<i64>, ()> {
     let mut seen: Option<u32> = None;
-    for &p in &r.events.pid {
+    for p in r.events.pid.iter() {
         if matches!(r.ids.get(p), Some(IdValue::Str(s)) if *s == Strings::EMPTY) {
             continue;
         }
@@ -149,12 +149,14 @@ pub fn merge_process_files(ranks: &mut Vec<RankTrace>) {
 /// Gives rows without a pid the process's pid.
 fn fill_missing_pid(r: &mut RankTrace, pid: i64) {
     let Some(empty) = (0..r.ids.len() as u32).find(|&i| r.ids.get(i) == Some(&IdValue::Str(Strings::EMPTY))) else { return };
-    if !r.events.pid.contains(&empty) {
+    if !r.events.pid.iter().any(|x| x == empty) {
         return;
     }
     let p = r.ids.intern(IdValue::Int(pid));
-    for x in r.events.pid.iter_mut().filter(|x| **x == empty) {
-        *x = p;
+    for e in 0..r.events.len() {
+        if r.events.pid.get(e) == empty {
+            r.events.pid.set(e, p);
+        }
     }
 }
 
@@ -185,7 +187,7 @@ fn append(dst: &mut RankTrace, src: RankTrace) {
     let ev = &src.events;
     dst.events.reserve(ev.len());
     for e in 0..ev.len() {
-        let (cat, name) = (s(ev.cat[e], dst), s(ev.name[e], dst));
+        let (cat, name) = (s(ev.cat.get(e), dst), s(ev.name.get(e), dst));
         dst.events.push(NewEvent {
             index: ev.index.get(e),
             phase: ev.phase[e],
@@ -194,8 +196,8 @@ fn append(dst: &mut RankTrace, src: RankTrace) {
             name,
             ts: ev.ts[e],
             dur: ev.dur.get(e),
-            pid: id(ev.pid[e]),
-            tid: id(ev.tid[e]),
+            pid: id(ev.pid.get(e)),
+            tid: id(ev.tid.get(e)),
             stream: ev.stream.get(e),
             correlation: ev.correlation.get(e),
             external_id: ev.external_id.get(e),

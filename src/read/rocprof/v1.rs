@@ -142,7 +142,7 @@ pub fn classify_v1_json(rank: &mut RankTrace) {
             continue;
         }
         exact_times(ev, e);
-        let p = ev.pid[e];
+        let p = ev.pid.get(e);
         let sec = *by_pid.entry(p).or_insert_with(|| {
             let text = match rank.ids.get(p) {
                 Some(crate::model::IdValue::Int(v)) => v.to_string(),
