@@ -348,3 +348,26 @@ fn cli_split_read_is_the_whole_read() {
     assert!(split_files > 30, "{split_files} files read");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn names_and_threads_past_65536_read_whole_and_in_blocks() {
+    // 70,000 distinct names and tids: the model's id columns start at 2 bytes a row and widen at
+    // the first id past 65,535, in one pass and when blocks are merged
+    let n = 70_000;
+    let events: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"ph": "X", "cat": "cpu_op", "name": "op{i}", "ts": {i}, "dur": 1, "pid": 1, "tid": {}}}"#, i + 100))
+        .collect();
+    let doc = format!(r#"{{"traceEvents": [{}]}}"#, events.join(",")).into_bytes();
+    let whole = read_bytes("ids.json", &doc, 1 << 20).unwrap();
+    let ev = &whole.events;
+    assert_eq!(ev.len(), n);
+    for e in [0, 65_533, 65_534, 65_535, n - 1] {
+        assert_eq!(whole.strings.get(ev.name.get(e)), format!("op{e}"));
+        assert_eq!(whole.id_text(ev.tid.get(e)), (e + 100).to_string());
+        assert_eq!(whole.id_text(ev.pid.get(e)), "1");
+    }
+    for split in [Split::Content, Split::Ranges { margin: 4096 }] {
+        let what = format!("{split:?}");
+        assert_identical(&what, &whole, &read_split("ids.json", &doc, 1 << 16, 256 << 10, split).unwrap());
+    }
+}
