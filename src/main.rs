@@ -48,3 +48,14 @@ fn tune_malloc() {
         libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
     }
 }
+
+/// Gives the heap's free pages back to the system (glibc keeps memory freed below the top of the
+/// heap resident): called once the read's buffers are gone and after each analysis is written,
+/// so the next one starts from what the trace holds, not from the largest step so far.
+pub(crate) fn give_back_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages of the allocator's own heap
+    unsafe {
+        libc::malloc_trim(0);
+    }
+}

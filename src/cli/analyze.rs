@@ -157,6 +157,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     ctx.traces = traces;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get()).clamp(1, ANALYSIS_THREADS);
+    crate::give_back_freed_memory();
     if threads > 1 && !ctx.hta {
         // what nearly every analysis needs first, built at once: the link columns (for the
         // launching calls; HTA's mode has its own) on one thread, the frames (which the plan
@@ -222,6 +223,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                 let result = result
                     .and_then(|report| claim(claimed, i, &report).map(|()| report))
                     .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
+                crate::give_back_freed_memory();
                 if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran)).is_err() {
                     break;
                 }
