@@ -38,8 +38,9 @@ fn main() -> ExitCode {
 ///
 /// glibc also raises its mmap threshold to the size of each large block freed (up to 32 MiB),
 /// so after the first analysis frees its columns the next ones' columns come from the heap and
-/// stay resident when freed; a fixed 1 MiB threshold maps and unmaps every large column: on a
-/// 500 MB trace `analyze` peaked at 224–227 MiB instead of 254–260 MiB, no slower.
+/// stay resident when freed; a fixed 4 MiB threshold maps and unmaps every large column: on a
+/// 500 MB trace `analyze` peaked at 230–240 MiB instead of 258–264 MiB, no slower (1 MiB took
+/// 1 s more of system time: the read's 2 MiB blocks were mapped and unmapped one by one).
 fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any other thread exists

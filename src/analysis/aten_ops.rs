@@ -121,7 +121,7 @@ pub fn aten_op_kernels_and_delay(ctx: &Context<'_>, pos: usize) -> Result<AtenOp
     } else {
         let graph = ctx.call_graph(pos);
         let graph = graph.as_ref().as_ref().map_err(|e| format!("call graph: {}", e.0))?;
-        row_groups(exact_attribute(f, r, graph, &mut result), r, f)
+        row_groups(exact_attribute(f, r, graph, &mut result), f, r)
     };
     // HTA's delays are whole µs (sums exact); default ns → µs
     let scale = if hta { 1.0 } else { 1000.0 };
@@ -159,7 +159,7 @@ fn hta_groups(attributed: Vec<Attributed>) -> Groups {
 
 /// The default mode's launches grouped by op row (their order kept: an op's first launch
 /// comes first, its kernels in launch order), then by (op name, kernel sequence).
-fn row_groups(mut launches: Vec<RowLaunch>, r: &RankTrace, f: &HtaFrame) -> Groups {
+fn row_groups(mut launches: Vec<RowLaunch>, f: &HtaFrame, r: &RankTrace) -> Groups {
     launches.sort_by_key(|l| l.0);
     let mut groups = Groups::default();
     for op in launches.chunk_by(|a, b| a.0 == b.0) {

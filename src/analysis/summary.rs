@@ -47,7 +47,7 @@ use super::overlap::comm_comp_overlap;
 use super::patterns::{find_patterns, Pattern, Thresholds, Verdict};
 use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
-use crate::model::{Kind, RankTrace, StrId};
+use crate::model::{IntColumn, Kind, RankTrace, StrId};
 use crate::table::{Chart, Line, Report, Series};
 use crate::table::{Table, Unit, Values};
 
@@ -567,12 +567,17 @@ fn io_report(ctx: &Context<'_>) -> Option<Report> {
     super::io::ANALYSIS.report(ctx, &params).ok()
 }
 
+/// The integer column `col` of table `name` in `r`, if there is one.
+fn int_column<'r>(r: &'r Report, name: &str, col: &str) -> Option<&'r IntColumn> {
+    match r.tables.iter().find(|t| t.name == name).and_then(|t| t.column(col)).map(|c| &c.values) {
+        Some(Values::Int(v)) => Some(v),
+        _ => None,
+    }
+}
+
 /// The integers of column `col` of table `name` in `r` (empty if missing).
 fn ints(r: &Report, name: &str, col: &str) -> Vec<i64> {
-    match r.tables.iter().find(|t| t.name == name).and_then(|t| t.column(col)).map(|c| &c.values) {
-        Some(Values::Int(v)) => v.iter().collect(),
-        _ => Vec::new(),
-    }
+    int_column(r, name, col).map_or_else(Vec::new, |v| v.iter().collect())
 }
 
 /// The I/O of Recorder ranks, from the `io` report `io`: the share of the run in traced calls,
@@ -587,7 +592,7 @@ fn io_figures(io: &Report) -> Vec<Figure> {
         _ => String::new(),
     };
     let files = io.tables.iter().find(|t| t.name == "files");
-    let get = |c: &str, i: usize| ints(io, "files", c).get(i).copied().unwrap_or(0);
+    let get = |c: &str, i: usize| int_column(io, "files", c).filter(|v| i < v.len()).map_or(0, |v| v.get(i));
     let moved = |i: usize| {
         super::io::bytes_moved(get("bytes_read", i) + get("bytes_written", i), get("mpiio_bytes_read", i) + get("mpiio_bytes_written", i))
     };
@@ -596,7 +601,7 @@ fn io_figures(io: &Report) -> Vec<Figure> {
         Some(Values::Str(names)) if !names.is_empty() && moved(0) > 0 => format!("; most: {} ({:.1} MB)", &names[0], mb(moved(0))),
         _ => String::new(),
     };
-    let sum = |table: &str, col: &str| ints(io, table, col).iter().sum::<i64>();
+    let sum = |table: &str, col: &str| int_column(io, table, col).map_or(0, |v| v.iter().sum::<i64>());
     let pairs = sum("conflicts", "pairs");
     vec![
         Figure {

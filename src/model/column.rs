@@ -262,8 +262,7 @@ impl<T: Id> IdColumn<T> {
             IdStore::Narrow(n) => match u16::try_from(v) {
                 Ok(x) => n.push(x),
                 Err(_) => {
-                    let mut w = Vec::with_capacity(n.capacity().max(n.len() + 1));
-                    w.extend(n.iter().map(|&x| u32::from(x)));
+                    let mut w = widened(n);
                     w.push(v);
                     self.store = IdStore::Wide(w);
                 }
@@ -278,8 +277,7 @@ impl<T: Id> IdColumn<T> {
         match (&mut self.store, u16::try_from(v)) {
             (IdStore::Narrow(n), Ok(x)) => n[i] = x,
             (IdStore::Narrow(n), Err(_)) => {
-                let mut w: Vec<u32> = Vec::with_capacity(n.capacity());
-                w.extend(n.iter().map(|&x| u32::from(x)));
+                let mut w = widened(n);
                 w[i] = v;
                 self.store = IdStore::Wide(w);
             }
@@ -315,6 +313,14 @@ impl<T: Id> IdColumn<T> {
             IdStore::Wide(v) => v.shrink_to_fit(),
         }
     }
+}
+
+/// Narrow rows in 4 bytes each, with the room they had and one more row (an id past 65,535 is
+/// about to be pushed or set).
+fn widened(n: &Vec<u16>) -> Vec<u32> {
+    let mut w = Vec::with_capacity(n.capacity().max(n.len() + 1));
+    w.extend(n.iter().map(|&x| u32::from(x)));
+    w
 }
 
 impl<T: Id> Extend<T> for IdColumn<T> {
