@@ -47,7 +47,7 @@ export function renderReport(parts, report, hooks) {
   // charts first: drawing measures text, which would lay out the new tables too
   parts.tables.replaceChildren();
   report.charts.forEach((c, i) => drawOne(parts.charts.children[i], c, hooks));
-  parts.tables.replaceChildren(...report.tables.map((t) => tableView(t)));
+  parts.tables.replaceChildren(...report.tables.map((t) => tableView(t, hooks)));
 }
 
 // ---- produced files ---------------------------------------------------------------------------------
@@ -278,9 +278,10 @@ const unitLabel = (c) => (UNIT_IN_NAME[c.unit]?.test(c.name) ? null : UNIT_SYMBO
 /**
  * One result table: heading, toolbar (row count, text and stream filters, copy buttons, CSV) and the sortable
  * table. The rows shown are `order` (row indexes after filtering and sorting); the tbody holds
- * order[first, last) and says `first` in data-first (the e2e tests compare that slice).
+ * order[first, last) and says `first` in data-first (the e2e tests compare that slice). A large table comes without
+ * its CSV (Rust `page::INLINE_CSV_CELLS`): the CSV buttons ask for it as the run's file `NAME.csv` (hooks.downloadFile).
  */
-function tableView(t) {
+function tableView(t, hooks) {
   const n = t.rows instanceof Num ? t.rows.n : Number(t.rows);
   const cols = t.columns.map((c) => ({
     name: c.name, unit: c.unit, values: c.values,
@@ -332,7 +333,12 @@ function tableView(t) {
     const b = el('button', { type: 'button', class: 'copy', 'data-copy': what.toLowerCase() }, `Copy ${what}`);
     let fade = 0;
     b.addEventListener('click', async () => {
-      const ok = await copyText(text());
+      let ok = false;
+      try {
+        ok = await copyText(await text());
+      } catch {
+        ok = false; // the CSV could not be fetched
+      }
       copied.textContent = ok ? 'Copied' : 'Copy failed';
       clearTimeout(fade);
       fade = setTimeout(() => { copied.textContent = ''; }, 4000);
@@ -342,9 +348,21 @@ function tableView(t) {
   // the Markdown is of the rows shown (filtered and sorted), all of them, as the page writes them
   const markdown = () => markdownTable(cols.map((c) => c.name), cols.map((c) => c.numeric),
     order.map((r) => cols.map((c) => cellText(c.values[r]))));
+  // the CSV as text or bytes: in the run's JSON if the table is small, else made by the worker when asked for
+  const csvData = async () => t.csv ?? hooks.downloadFile(`${t.name}.csv`);
+  const csvText = async () => { const d = await csvData(); return typeof d === 'string' ? d : new TextDecoder().decode(d); };
   const csv = el('button', { type: 'button', class: 'download', 'data-csv': t.name }, 'CSV');
-  csv.addEventListener('click', () => download(new Blob([t.csv], { type: 'text/csv' }), `${t.name}.csv`));
-  tools.push(el('span', { class: 'copy-tools' }, copyButton('CSV', () => t.csv), copyButton('Markdown', markdown), csv, copied));
+  csv.addEventListener('click', async () => {
+    csv.disabled = true;
+    try {
+      download(new Blob([await csvData()], { type: 'text/csv' }), `${t.name}.csv`);
+    } catch (e) {
+      copied.textContent = `Could not get the CSV: ${e?.message ?? e}`;
+    } finally {
+      csv.disabled = false;
+    }
+  });
+  tools.push(el('span', { class: 'copy-tools' }, copyButton('CSV', csvText), copyButton('Markdown', markdown), csv, copied));
 
   function rowOf(r) {
     return el('tr', {}, ...cols.map((c) => {

@@ -88,7 +88,8 @@ pub fn diff_json(
         test_ranks: d.test_ranks,
         params: params.iter().collect(),
         summary: d.report.notes.first().map(String::as_str).unwrap_or_default(),
-        tables: d.report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
+        // a comparison's tables always carry their CSV: the Diff mode keeps no run to ask again
+        tables: d.report.tables.iter().map(PageTable::with_csv).collect(),
         charts: &d.report.charts,
         notes: &d.report.notes,
         files: [],

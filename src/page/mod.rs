@@ -15,6 +15,10 @@
 //!
 //! Numbers are serde_json's text (the CLI's `--json` prints the same), `NaN` is `null`; `csv` is
 //! [`Table::to_csv`] (what the CLI's `--csv` and `--out` write), so the page never formats a CSV.
+//! A table of more than [`INLINE_CSV_CELLS`] cells comes without `csv`: the page asks for
+//! `NAME.csv` ([`Workspace::file`]) when its CSV is downloaded or copied. The launch table of a
+//! 1 GB trace is 100 MB of CSV: written into the JSON beside its values, it took the worker's
+//! memory from 0.3 to 1.5 GB.
 //!
 //! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
 
@@ -68,13 +72,38 @@ pub fn analyses_json() -> String {
     serde_json::to_string(&list).unwrap_or_else(|_| "[]".into())
 }
 
-/// A table with its row count and CSV text.
+/// Tables of at most this many cells (rows × columns, about 100 KB of CSV) carry their CSV in the
+/// run's JSON; the CSV of a larger one is made when the page asks for it (module docs).
+pub const INLINE_CSV_CELLS: usize = 10_000;
+
+/// A table with its row count and CSV text (`None`: asked for apart, see [`INLINE_CSV_CELLS`]).
 #[derive(Serialize)]
 struct PageTable<'a> {
     #[serde(flatten)]
     table: &'a Table,
     rows: usize,
-    csv: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    csv: Option<String>,
+}
+
+impl PageTable<'_> {
+    /// `t` with its CSV, whatever its size.
+    fn with_csv(t: &Table) -> PageTable<'_> {
+        PageTable { table: t, rows: t.rows(), csv: Some(t.to_csv()) }
+    }
+
+    /// `t` with its CSV if it is small ([`INLINE_CSV_CELLS`]).
+    fn of(t: &Table) -> PageTable<'_> {
+        match inline_csv(t) {
+            true => PageTable::with_csv(t),
+            false => PageTable { table: t, rows: t.rows(), csv: None },
+        }
+    }
+}
+
+/// Whether table `t` carries its CSV in a run's JSON.
+fn inline_csv(t: &Table) -> bool {
+    t.rows().saturating_mul(t.columns.len()) <= INLINE_CSV_CELLS
 }
 
 /// A produced file: name and size in bytes (the bytes come from [`Workspace::file`]).
@@ -138,19 +167,21 @@ fn html_json(html: &str, slots: &crate::html::Slots) -> Result<String, AnalysisE
 }
 
 /// A loaded trace and what runs on it keep: the frames of the last mode used (built once per
-/// mode switch, not per run) and the files each analysis produced in its last run.
+/// mode switch, not per run), the files each analysis produced in its last run and the tables of
+/// that run too large to carry their CSV ([`INLINE_CSV_CELLS`]).
 #[derive(Debug)]
 pub struct Workspace {
     trace: Trace,
     frames: Option<HtaFrames>,
     frames_built: usize,
     files: BTreeMap<String, Vec<ReportFile>>,
+    large_tables: BTreeMap<String, Vec<Table>>,
 }
 
 impl Workspace {
     /// A workspace over `trace`.
     pub fn new(trace: Trace) -> Workspace {
-        Workspace { trace, frames: None, frames_built: 0, files: BTreeMap::new() }
+        Workspace { trace, frames: None, frames_built: 0, files: BTreeMap::new(), large_tables: BTreeMap::new() }
     }
 
     /// The trace.
@@ -194,6 +225,7 @@ impl Workspace {
             Ok(r) => r,
             Err(e) => {
                 self.files.remove(name);
+                self.large_tables.remove(name);
                 return Err(e);
             }
         };
@@ -207,13 +239,15 @@ impl Workspace {
             hta,
             ranks: run.ranks,
             params: run.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect(),
-            tables: report.tables.iter().map(|t| PageTable { table: t, rows: t.rows(), csv: t.to_csv() }).collect(),
+            tables: report.tables.iter().map(PageTable::of).collect(),
             charts: &report.charts,
             notes: &report.notes,
             files: files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
         })
         .map_err(|e| AnalysisError(format!("could not write the report as JSON: {e}")))?;
         self.files.insert(run.analysis.to_string(), files);
+        let large: Vec<Table> = run.report.tables.into_iter().filter(|t| !inline_csv(t)).collect();
+        self.large_tables.insert(run.analysis.to_string(), large);
         Ok(json)
     }
 
@@ -289,9 +323,15 @@ impl Workspace {
         Ok(files.remove(0))
     }
 
-    /// The bytes of file `name` produced by the last run of `analysis`.
-    pub fn file(&self, analysis: &str, name: &str) -> Option<&[u8]> {
-        self.files.get(analysis)?.iter().find(|f| f.name == name).map(|f| f.bytes.as_slice())
+    /// The bytes of file `name` produced by the last run of `analysis`, or the CSV `TABLE.csv` of
+    /// a table of that run that came without it ([`INLINE_CSV_CELLS`]).
+    pub fn file(&self, analysis: &str, name: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
+        if let Some(f) = self.files.get(analysis)?.iter().find(|f| f.name == name) {
+            return Some(f.bytes.as_slice().into());
+        }
+        let table = name.strip_suffix(".csv")?;
+        let t = self.large_tables.get(analysis)?.iter().find(|t| t.name == table)?;
+        Some(t.to_csv().into_bytes().into())
     }
 }
 
@@ -388,8 +428,42 @@ mod tests {
         let names: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         assert!(names[0].starts_with("overlaid_critical_path_r1.json") && names[1] == "critical_path_info.json", "{names:?}");
-        let info: serde_json::Value = serde_json::from_slice(w.file("critical_path", "critical_path_info.json").unwrap()).unwrap();
+        let info: serde_json::Value = serde_json::from_slice(&w.file("critical_path", "critical_path_info.json").unwrap()).unwrap();
         assert_eq!(info["rank"], 1);
+    }
+
+    #[test]
+    fn a_large_table_comes_without_csv_and_its_csv_is_a_file_of_the_run() {
+        // 3,000 kernels: the launch table (a row per kernel) is past INLINE_CSV_CELLS, temporal's is not
+        let kernels: Vec<String> = (0..3000)
+            .map(|i| {
+                format!(
+                    r#"{{"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "ts": {t}, "dur": 2, "pid": 0, "tid": 1, "args": {{"correlation": {i}}}}},
+                    {{"ph": "X", "cat": "kernel", "name": "k{m}", "ts": {k}, "dur": 3, "pid": 0, "tid": 7, "args": {{"stream": 7, "correlation": {i}}}}}"#,
+                    t = 10 * i,
+                    k = 10 * i + 4,
+                    m = i % 7
+                )
+            })
+            .collect();
+        let json = format!(r#"{{"traceEvents": [{}]}}"#, kernels.join(",\n"));
+        let mut w = Workspace::new(read_all(&[("big.json", json.as_bytes())]).unwrap());
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("launch", "{}", "", false).unwrap()).unwrap();
+        let stats = v["tables"].as_array().unwrap().iter().find(|t| t["rows"] == 3000).expect("a table of 3,000 launches");
+        assert!(stats.get("csv").is_none(), "no CSV inline for {}", stats["name"]);
+        let name = stats["name"].as_str().unwrap();
+        let csv = String::from_utf8(w.file("launch", &format!("{name}.csv")).unwrap().into_owned()).unwrap();
+        let want = w.run("launch", &[], "", false).unwrap().report.tables.into_iter().find(|t| t.name == name).unwrap().to_csv();
+        assert_eq!(csv, want);
+        assert_eq!(csv.lines().count(), 3001);
+        // a small table carries its CSV; a table of another analysis, or of no run, is no file
+        let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "{}", "", false).unwrap()).unwrap();
+        assert!(v["tables"][0]["csv"].as_str().unwrap().starts_with("rank,"));
+        assert!(w.file("temporal", &format!("{name}.csv")).is_none());
+        assert!(w.file("launch", "nope.csv").is_none());
+        // a failed run leaves nothing of the last one
+        assert!(w.run_json("launch", "{}", "9", false).is_err());
+        assert!(w.file("launch", &format!("{name}.csv")).is_none());
     }
 
     #[test]
