@@ -34,7 +34,7 @@ use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Pa
 use super::intervals::{covered, merge_intervals};
 use super::stats::np_round;
 use crate::model::strings::StrId;
-use crate::model::{Format, Phase, RankTrace};
+use crate::model::{EventId, Format, Phase, RankTrace};
 use crate::table::{Chart, Report, Series, Table, Unit, Values};
 use replay::Replay;
 use rustc_hash::FxHashMap;
@@ -133,7 +133,7 @@ fn call_span(r: &RankTrace) -> (i64, i64) {
     let (mut lo, mut hi) = (i64::MAX, i64::MIN);
     for e in calls(r) {
         lo = lo.min(ev.ts[e]);
-        hi = hi.max(ev.ts[e] + ev.dur.get(e));
+        hi = hi.max(ev.end(e as EventId));
     }
     if lo > hi {
         (0, 0)
@@ -193,7 +193,7 @@ fn ranks_table(ranks: &[&RankTrace], spans: &[(i64, i64)], replay: &Replay) -> T
     let mut rows: Vec<(u32, i64, i64, i64)> = Vec::new();
     for (r, &(lo, hi)) in ranks.iter().zip(spans) {
         let ev = &r.events;
-        let iv: Vec<(i64, i64)> = calls(r).map(|e| (ev.ts[e], ev.ts[e] + ev.dur.get(e))).collect();
+        let iv: Vec<(i64, i64)> = calls(r).map(|e| (ev.ts[e], ev.end(e as EventId))).collect();
         rows.push((r.rank, iv.len() as i64, covered(&merge_intervals(iv)), hi - lo));
     }
     let pct = |io: i64, span: i64| if span == 0 { f64::NAN } else { np_round(100.0 * io as f64 / span as f64, 2) };

@@ -207,7 +207,7 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
             // pandas: describe() of an empty groupby has no (rank, name) index; the oracle writes
             // it as a column called `index`
             t.columns.drain(0..2);
-            t.columns.insert(0, crate::table::Column { name: "index".into(), unit: Unit::None, values: Values::Int(Vec::new().into()) });
+            t.columns.insert(0, crate::table::Column { name: "index".into(), unit: Unit::None, values: Values::Int(Default::default()) });
         }
         t.sort_canonical(&["rank", "name"]);
         report.tables.push(t);

@@ -130,7 +130,7 @@ pub fn write_chrome(trace: &Trace, p: usize, r: &Request, w: &mut impl std::io::
     let in_range = |start: i64, end: i64| r.range.is_none() || (start < hi && end >= lo);
     let keep = |e: u32| {
         let e = e as usize;
-        in_range(ev.ts[e], ev.ts[e] + ev.dur.get(e)) && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
+        in_range(ev.ts[e], ev.end(e as u32)) && (r.cats.is_empty() || r.cats.iter().any(|c| c == rank.cat(e as u32)))
     };
     let mut extra = Vec::new();
     if r.counters {

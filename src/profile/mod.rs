@@ -266,11 +266,10 @@ impl Builder {
             let name = self.name(&label);
             let thread = self.child(root, name, r.rank);
             // an unclosed B ends with its thread's last span
-            let last =
-                rows.iter().map(|&e| e as usize).filter(|&e| closed(r, e)).map(|e| ev.ts[e] + ev.dur.get(e)).max().unwrap_or(i64::MIN);
+            let last = rows.iter().map(|&e| e as usize).filter(|&e| closed(r, e)).map(|e| ev.end(e as EventId)).max().unwrap_or(i64::MIN);
             let mut spans: Vec<Span> = Vec::with_capacity(rows.len());
             for e in rows.iter().map(|&e| e as usize) {
-                let (start, mut end) = (ev.ts[e], ev.ts[e] + ev.dur.get(e));
+                let (start, mut end) = (ev.ts[e], ev.end(e as EventId));
                 if !closed(r, e) {
                     self.p.repairs.unclosed += 1;
                     end = last.max(start);
@@ -368,7 +367,7 @@ impl Builder {
             if !matches!(ev.kind[e], Kind::Kernel | Kind::Memcpy | Kind::Memset | Kind::MtiaDeviceOp) || ev.phase[e] != Phase::Complete {
                 continue;
             }
-            let (start, end) = (ev.ts[e].max(lo), (ev.ts[e] + ev.dur.get(e)).min(hi));
+            let (start, end) = (ev.ts[e].max(lo), ev.end(e as EventId).min(hi));
             if start > end || (start == end && (ev.ts[e] < lo || ev.ts[e] >= hi)) {
                 continue;
             }
