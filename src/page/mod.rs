@@ -160,6 +160,29 @@ fn export_stem(t: &Trace) -> String {
     stem
 }
 
+/// `value` as JSON, in a string allocated once at its size (measured by a first pass): grown by
+/// doubling, the answer of a panel of a million rows held up to twice its size and, while it was
+/// copied, three times, in a wasm memory that never shrinks.
+fn json_sized(value: &impl Serialize) -> serde_json::Result<String> {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0 += b.len();
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    serde_json::to_writer(&mut count, value)?;
+    let mut out = Vec::with_capacity(count.0);
+    serde_json::to_writer(&mut out, value)?;
+    // SAFETY: serde_json writes only valid UTF-8 (its own `to_string` relies on it the same way);
+    // checking hundreds of MB again would cost a pass
+    Ok(unsafe { String::from_utf8_unchecked(out) })
+}
+
 /// `{"html": ..., "charts": [...]}`.
 fn html_json(html: &str, slots: &crate::html::Slots) -> Result<String, AnalysisError> {
     serde_json::to_string(&serde_json::json!({ "html": html, "charts": slots.charts }))
@@ -234,7 +257,7 @@ impl Workspace {
         let mut files = crate::export::trace_files(&self.trace, report)
             .map_err(|e| AnalysisError(format!("could not write the produced trace: {e}")))?;
         files.extend(report.files.iter().cloned());
-        let json = serde_json::to_string(&PageReport {
+        let json = json_sized(&PageReport {
             analysis: run.analysis,
             hta,
             ranks: run.ranks,
