@@ -350,11 +350,13 @@ impl Session {
         Ok(out.into())
     }
 
-    /// The bytes of file `name` produced by the last run of `analysis`, or the CSV `TABLE.csv` of a
-    /// table of that run that came without it (a `Uint8Array`; `Workspace::file`).
+    /// The bytes of file `name` produced by the last run of `analysis` (a produced trace is written
+    /// now), or the CSV `TABLE.csv` of a table of that run that came without it (a `Uint8Array`;
+    /// `Workspace::file`).
     pub fn report_file(&self, analysis: &str, name: &str) -> Result<Vec<u8>, JsValue> {
         let w = self.workspace.as_ref().ok_or_else(|| err("report_file called before finish"))?;
         w.file(analysis, name)
+            .map_err(err)?
             .map(std::borrow::Cow::into_owned)
             .ok_or_else(|| err(format!("{analysis} produced no file '{name}' in its last run")))
     }

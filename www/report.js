@@ -52,8 +52,9 @@ export function renderReport(parts, report, hooks) {
 
 // ---- produced files ---------------------------------------------------------------------------------
 function fileButton(f, hooks) {
-  const b = el('button', { type: 'button', class: 'download', 'data-file': f.name },
-    `Download ${f.name} (${grouped(f.bytes instanceof Num ? f.bytes.src : f.bytes)} bytes)`);
+  // a produced trace (a gzip copy of a rank) has no size yet: the worker writes it when it is asked for
+  const size = f.bytes === null || f.bytes === undefined ? 'gzip, written when downloaded' : `${grouped(f.bytes instanceof Num ? f.bytes.src : f.bytes)} bytes`;
+  const b = el('button', { type: 'button', class: 'download', 'data-file': f.name }, `Download ${f.name} (${size})`);
   b.addEventListener('click', async () => {
     b.disabled = true;
     try {

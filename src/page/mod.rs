@@ -37,7 +37,7 @@ use crate::analysis::hta_frame::HtaFrames;
 use crate::analysis::registry;
 use crate::model::Trace;
 use crate::table::Table;
-use crate::table::{Chart, ReportFile};
+use crate::table::{Chart, ReportFile, TraceOut};
 
 pub use diff::{diff, diff_json, diff_options_json, Diff};
 pub use warm::warm_up;
@@ -106,11 +106,12 @@ fn inline_csv(t: &Table) -> bool {
     t.rows().saturating_mul(t.columns.len()) <= INLINE_CSV_CELLS
 }
 
-/// A produced file: name and size in bytes (the bytes come from [`Workspace::file`]).
+/// A produced file: name and size in bytes (the bytes come from [`Workspace::file`]); `null` for
+/// a produced trace, made when it is asked for.
 #[derive(Serialize)]
 struct PageFile<'a> {
     name: &'a str,
-    bytes: usize,
+    bytes: Option<usize>,
 }
 
 /// The JSON of one run (module docs).
@@ -190,21 +191,24 @@ fn html_json(html: &str, slots: &crate::html::Slots) -> Result<String, AnalysisE
 }
 
 /// A loaded trace and what runs on it keep: the frames of the last mode used (built once per
-/// mode switch, not per run), the files each analysis produced in its last run and the tables of
-/// that run too large to carry their CSV ([`INLINE_CSV_CELLS`]).
+/// mode switch, not per run), and of each analysis' last run the files it produced, the traces
+/// it produces (written when asked for: a gzip copy of a whole rank took the `counters` panel of
+/// a 488 MB trace 5 s, downloaded or not) and its tables too large to carry their CSV
+/// ([`INLINE_CSV_CELLS`]).
 #[derive(Debug)]
 pub struct Workspace {
     trace: Trace,
     frames: Option<HtaFrames>,
     frames_built: usize,
     files: BTreeMap<String, Vec<ReportFile>>,
+    traces: BTreeMap<String, Vec<TraceOut>>,
     large_tables: BTreeMap<String, Vec<Table>>,
 }
 
 impl Workspace {
     /// A workspace over `trace`.
     pub fn new(trace: Trace) -> Workspace {
-        Workspace { trace, frames: None, frames_built: 0, files: BTreeMap::new(), large_tables: BTreeMap::new() }
+        Workspace { trace, frames: None, frames_built: 0, files: BTreeMap::new(), traces: BTreeMap::new(), large_tables: BTreeMap::new() }
     }
 
     /// The trace.
@@ -248,15 +252,15 @@ impl Workspace {
             Ok(r) => r,
             Err(e) => {
                 self.files.remove(name);
+                self.traces.remove(name);
                 self.large_tables.remove(name);
                 return Err(e);
             }
         };
         let report = &run.report;
         // what `--out DIR` writes besides the tables: the produced traces, then the other files
-        let mut files = crate::export::trace_files(&self.trace, report)
-            .map_err(|e| AnalysisError(format!("could not write the produced trace: {e}")))?;
-        files.extend(report.files.iter().cloned());
+        let traces = report.traces.iter().map(|t| PageFile { name: &t.name, bytes: None });
+        let files = traces.chain(report.files.iter().map(|f| PageFile { name: &f.name, bytes: Some(f.bytes.len()) }));
         let json = json_sized(&PageReport {
             analysis: run.analysis,
             hta,
@@ -265,10 +269,11 @@ impl Workspace {
             tables: report.tables.iter().map(PageTable::of).collect(),
             charts: &report.charts,
             notes: &report.notes,
-            files: files.iter().map(|f| PageFile { name: &f.name, bytes: f.bytes.len() }).collect(),
+            files: files.collect(),
         })
         .map_err(|e| AnalysisError(format!("could not write the report as JSON: {e}")))?;
-        self.files.insert(run.analysis.to_string(), files);
+        self.files.insert(run.analysis.to_string(), run.report.files);
+        self.traces.insert(run.analysis.to_string(), run.report.traces);
         let large: Vec<Table> = run.report.tables.into_iter().filter(|t| !inline_csv(t)).collect();
         self.large_tables.insert(run.analysis.to_string(), large);
         Ok(json)
@@ -346,15 +351,20 @@ impl Workspace {
         Ok(files.remove(0))
     }
 
-    /// The bytes of file `name` produced by the last run of `analysis`, or the CSV `TABLE.csv` of
-    /// a table of that run that came without it ([`INLINE_CSV_CELLS`]).
-    pub fn file(&self, analysis: &str, name: &str) -> Option<std::borrow::Cow<'_, [u8]>> {
-        if let Some(f) = self.files.get(analysis)?.iter().find(|f| f.name == name) {
-            return Some(f.bytes.as_slice().into());
+    /// The bytes of file `name` produced by the last run of `analysis` (a produced trace is
+    /// written now, as `--traces` writes it), or the CSV `TABLE.csv` of a table of that run that
+    /// came without it ([`INLINE_CSV_CELLS`]). `Err` if the trace could not be written.
+    pub fn file(&self, analysis: &str, name: &str) -> Result<Option<std::borrow::Cow<'_, [u8]>>, AnalysisError> {
+        if let Some(f) = self.files.get(analysis).and_then(|fs| fs.iter().find(|f| f.name == name)) {
+            return Ok(Some(f.bytes.as_slice().into()));
         }
-        let table = name.strip_suffix(".csv")?;
-        let t = self.large_tables.get(analysis)?.iter().find(|t| t.name == table)?;
-        Some(t.to_csv().into_bytes().into())
+        if let Some(t) = self.traces.get(analysis).and_then(|ts| ts.iter().find(|t| t.name == name)) {
+            let f =
+                crate::export::trace_out::trace_file(&self.trace, t).map_err(|e| AnalysisError(format!("could not write {name}: {e}")))?;
+            return Ok(Some(f.bytes.into()));
+        }
+        let table = name.strip_suffix(".csv").and_then(|table| self.large_tables.get(analysis)?.iter().find(|t| t.name == table));
+        Ok(table.map(|t| t.to_csv().into_bytes().into()))
     }
 }
 
@@ -451,8 +461,15 @@ mod tests {
         let names: Vec<&str> = v["files"].as_array().unwrap().iter().map(|f| f["name"].as_str().unwrap()).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         assert!(names[0].starts_with("overlaid_critical_path_r1.json") && names[1] == "critical_path_info.json", "{names:?}");
-        let info: serde_json::Value = serde_json::from_slice(&w.file("critical_path", "critical_path_info.json").unwrap()).unwrap();
+        let info: serde_json::Value =
+            serde_json::from_slice(&w.file("critical_path", "critical_path_info.json").unwrap().unwrap()).unwrap();
         assert_eq!(info["rank"], 1);
+        // the trace is written when asked for (its size is not known before), as `--traces` writes it
+        assert_eq!(v["files"][0]["bytes"], serde_json::Value::Null);
+        assert!(v["files"][1]["bytes"].as_u64().unwrap() > 0);
+        let report = w.run("critical_path", &[], "1", false).unwrap().report;
+        let want = crate::export::trace_files(w.trace(), &report).unwrap();
+        assert_eq!(w.file("critical_path", names[0]).unwrap().unwrap(), want[0].bytes.as_slice());
     }
 
     #[test]
@@ -475,18 +492,18 @@ mod tests {
         let stats = v["tables"].as_array().unwrap().iter().find(|t| t["rows"] == 3000).expect("a table of 3,000 launches");
         assert!(stats.get("csv").is_none(), "no CSV inline for {}", stats["name"]);
         let name = stats["name"].as_str().unwrap();
-        let csv = String::from_utf8(w.file("launch", &format!("{name}.csv")).unwrap().into_owned()).unwrap();
+        let csv = String::from_utf8(w.file("launch", &format!("{name}.csv")).unwrap().unwrap().into_owned()).unwrap();
         let want = w.run("launch", &[], "", false).unwrap().report.tables.into_iter().find(|t| t.name == name).unwrap().to_csv();
         assert_eq!(csv, want);
         assert_eq!(csv.lines().count(), 3001);
         // a small table carries its CSV; a table of another analysis, or of no run, is no file
         let v: serde_json::Value = serde_json::from_str(&w.run_json("temporal", "{}", "", false).unwrap()).unwrap();
         assert!(v["tables"][0]["csv"].as_str().unwrap().starts_with("rank,"));
-        assert!(w.file("temporal", &format!("{name}.csv")).is_none());
-        assert!(w.file("launch", "nope.csv").is_none());
+        assert!(w.file("temporal", &format!("{name}.csv")).unwrap().is_none());
+        assert!(w.file("launch", "nope.csv").unwrap().is_none());
         // a failed run leaves nothing of the last one
         assert!(w.run_json("launch", "{}", "9", false).is_err());
-        assert!(w.file("launch", &format!("{name}.csv")).is_none());
+        assert!(w.file("launch", &format!("{name}.csv")).unwrap().is_none());
     }
 
     #[test]
@@ -513,7 +530,7 @@ mod tests {
         assert!(w.run_json("temporal", "{}", "x", false).unwrap_err().0.starts_with("ranks: "));
         assert!(w.run_json("temporal", "[1]", "", false).unwrap_err().0.starts_with("options: "));
         assert!(w.run_json("temporal", r#"{"bogus": 1}"#, "", false).unwrap_err().0.starts_with("unknown option 'bogus'"));
-        assert!(w.file("temporal", "x").is_none());
+        assert!(w.file("temporal", "x").unwrap().is_none());
     }
 
     #[test]
