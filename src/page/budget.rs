@@ -25,7 +25,7 @@ pub const WASM32_MEMORY: u64 = 4 << 30;
 /// Kineto JSON (docs/performance.md, "Many ranks in the page"): 1,185–1,198 MiB for one rank of 1.03
 /// GB, 1,020 MiB for 64 ranks of 19.7 MB. (When the trace is read and before the dashboard, it
 /// is 0.33–0.38 bytes per byte.) In thousandths: 0.85 bytes per byte. Not refitted since: the
-/// Overview now takes 0.33–0.36 bytes per byte, and opening every panel in both modes 0.93 on
+/// Overview now takes 0.33–0.36 bytes per byte, and opening every panel in both modes 0.65 on
 /// the 488 MB benchmark trace, so the margin is what the panels take after the Overview.
 pub const MEMORY_PER_CONTENT_BYTE: Thousandths = Thousandths(850);
 /// See [`MEMORY_PER_CONTENT_BYTE`]: 0.35 bytes per byte of the largest file.
