@@ -334,12 +334,8 @@ function tableView(t, hooks) {
     const b = el('button', { type: 'button', class: 'copy', 'data-copy': what.toLowerCase() }, `Copy ${what}`);
     let fade = 0;
     b.addEventListener('click', async () => {
-      let ok = false;
-      try {
-        ok = await copyText(await text());
-      } catch {
-        ok = false; // the CSV could not be fetched
-      }
+      // false also when a large table's CSV could not be fetched
+      const ok = await Promise.resolve().then(text).then(copyText).catch(() => false);
       copied.textContent = ok ? 'Copied' : 'Copy failed';
       clearTimeout(fade);
       fade = setTimeout(() => { copied.textContent = ''; }, 4000);

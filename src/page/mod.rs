@@ -10,7 +10,8 @@
 //!  "tables": [{"name": "temporal_breakdown", "rows": 2,
 //!              "columns": [{"name": "rank", "unit": "none", "values": [0, 1]}, ...],
 //!              "csv": "rank,...\n0,...\n"}],
-//!  "charts": [<Chart>...], "notes": ["..."], "files": [{"name": "x.json.gz", "bytes": 123}]}
+//!  "charts": [<Chart>...], "notes": ["..."],
+//!  "files": [{"name": "x.json.gz", "bytes": null}, {"name": "info.json", "bytes": 123}]}
 //! ```
 //!
 //! Numbers are serde_json's text (the CLI's `--json` prints the same), `NaN` is `null`; `csv` is
@@ -18,7 +19,7 @@
 //! A table of more than [`INLINE_CSV_CELLS`] cells comes without `csv`: the page asks for
 //! `NAME.csv` ([`Workspace::file`]) when its CSV is downloaded or copied. The launch table of a
 //! 1 GB trace is 100 MB of CSV: written into the JSON beside its values, it took the worker's
-//! memory from 0.3 to 1.5 GB.
+//! memory from 0.3 to 1.5 GB. A produced trace (`bytes` `null`) is written when asked for too.
 //!
 //! The Diff mode (two traces, or two rank sets of one) is [`diff_json`], in the same shape.
 
@@ -94,9 +95,10 @@ impl PageTable<'_> {
 
     /// `t` with its CSV if it is small ([`INLINE_CSV_CELLS`]).
     fn of(t: &Table) -> PageTable<'_> {
-        match inline_csv(t) {
-            true => PageTable::with_csv(t),
-            false => PageTable { table: t, rows: t.rows(), csv: None },
+        if inline_csv(t) {
+            PageTable::with_csv(t)
+        } else {
+            PageTable { table: t, rows: t.rows(), csv: None }
         }
     }
 }
