@@ -6,7 +6,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::{Deserialize, Serialize};
 
 use crate::error::Warning;
-use crate::model::{DeviceProperties, DistributedInfo, IntArg, Kind, Trace};
+use crate::model::{DeviceProperties, DistributedInfo, EventId, IntArg, Kind, Trace};
 
 /// The whole overview.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -100,9 +100,8 @@ pub fn overview(trace: &Trace) -> Overview {
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         for e in 0..ev.len() {
             threads.insert((ev.pid.get(e), ev.tid.get(e)));
-            let ts = ev.ts[e];
-            lo = lo.min(ts);
-            hi = hi.max(ts + ev.dur.get(e));
+            lo = lo.min(ev.ts[e]);
+            hi = hi.max(ev.end(e as EventId));
             if ev.kind[e].is_device() && ev.stream.get(e) >= 0 {
                 streams.insert(ev.stream.get(e));
             }
