@@ -143,6 +143,42 @@ impl OpNames {
     }
 }
 
+/// A step's kind by its length (ns) alone: longer than `prefill_ms` is prefill, within `decode_ms`
+/// decode (a decode step without the start kernel is told apart later), else excluded.
+fn length_kind(dur: i64, o: &DecodeOptions) -> StepKind {
+    let in_range = o.decode_ns.0.is_none_or(|l| dur >= l) && o.decode_ns.1.is_none_or(|h| dur <= h);
+    if dur > o.prefill_ns {
+        StepKind::Prefill
+    } else if in_range {
+        StepKind::Decode
+    } else {
+        StepKind::Excluded
+    }
+}
+
+/// The error for steps of these lengths (ns), none of them a decode step: how many are prefill or
+/// outside `decode_ms`, the shortest, and which option to set.
+fn no_decode_step(lengths: &[i64], o: &DecodeOptions) -> AnalysisError {
+    let shortest = lengths.iter().copied().min().unwrap_or(0);
+    let n = lengths.len();
+    let prefill = lengths.iter().filter(|&&d| length_kind(d, o) == StepKind::Prefill).count();
+    let what = if o.step_name.is_some() { "step" } else { "profiler step" };
+    let mut found = format!(
+        "{prefill} of the {n} {what}{} {} prefill (> {:.3} ms)",
+        plural(n),
+        if prefill == 1 { "is" } else { "are" },
+        us(o.prefill_ns) / 1000.0
+    );
+    if prefill < n {
+        found += &format!(" and {} outside decode_ms", n - prefill);
+    }
+    AnalysisError(format!(
+        "no decode step: {found}; the shortest takes {:.3} ms; set prefill_ms (--prefill-ms){} to count such steps as decode steps",
+        us(shortest) / 1000.0,
+        if prefill < n { " or decode_ms (--decode-ms)" } else { " above it" }
+    ))
+}
+
 /// kernel_extractor's `stats` and more over the selected ranks (module docs). Errors: no profiler
 /// step, no decode step, a start kernel no decode step contains (saying what was found instead).
 pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Result<DecodeStats, AnalysisError> {
@@ -154,9 +190,15 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     let mut first_ops: FxHashMap<String, usize> = FxHashMap::default(); // when the start kernel is missing
     let mut any_steps = false;
     let mut gpu_total = 0;
-    for &p in selected {
+    // the steps' lengths alone tell a trace without any decode step (a training run): it fails
+    // before its GPU operations are gathered and assigned to steps
+    let all_windows: Vec<Vec<(i32, i64, i64)>> = selected.iter().map(|&p| step_windows(&trace.ranks[p], o.step_name.as_deref())).collect();
+    let lengths: Vec<i64> = all_windows.iter().flatten().map(|&(_, start, end)| end - start).collect();
+    if !lengths.is_empty() && !lengths.iter().any(|&d| length_kind(d, o) == StepKind::Decode) {
+        return Err(no_decode_step(&lengths, o));
+    }
+    for (&p, windows) in selected.iter().zip(all_windows) {
         let r = &trace.ranks[p];
-        let windows = step_windows(r, o.step_name.as_deref());
         any_steps |= !windows.is_empty();
         let ops = gpu_ops(r);
         gpu_total += ops.len();
@@ -172,21 +214,13 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
         let mut per_rank = OpAccumulator::default();
         let first_step = out.steps.len();
         for (w, &(number, start, end)) in windows.iter().enumerate() {
-            let dur = end - start;
             let inside: Vec<&GpuOp> = if o.by_launch {
                 std::mem::take(&mut members[w])
             } else {
                 let lo = ops.partition_point(|op| op.start < start);
                 ops[lo..].iter().take_while(|op| op.start <= end).filter(|op| in_window(op, &windows[w])).collect()
             };
-            let in_range = o.decode_ns.0.is_none_or(|l| dur >= l) && o.decode_ns.1.is_none_or(|h| dur <= h);
-            let mut kind = if dur > o.prefill_ns {
-                StepKind::Prefill
-            } else if in_range {
-                StepKind::Decode
-            } else {
-                StepKind::Excluded
-            };
+            let mut kind = length_kind(end - start, o);
             let mut cut = 0;
             if kind == StepKind::Decode {
                 if let Some(k) = &o.start_kernel {
@@ -256,26 +290,6 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
             Some(name) => format!("no step: no CPU-side complete event is named '{name}'; {found}"),
             None => format!("no profiler step in the trace: expected ProfileStep#N (Paddle, cat ProfileStep) or ProfilerStep#N (PyTorch) events; {found}"),
         });
-    }
-    if !out.steps.iter().any(|s| matches!(s.kind, StepKind::Decode | StepKind::NoStartKernel)) {
-        let shortest = out.steps.iter().map(|s| s.end - s.start).min().unwrap_or(0);
-        let n = out.steps.len();
-        let prefill = out.steps.iter().filter(|s| s.kind == StepKind::Prefill).count();
-        let what = if o.step_name.is_some() { "step" } else { "profiler step" };
-        let mut found = format!(
-            "{prefill} of the {n} {what}{} {} prefill (> {:.3} ms)",
-            plural(n),
-            if prefill == 1 { "is" } else { "are" },
-            us(o.prefill_ns) / 1000.0
-        );
-        if prefill < n {
-            found += &format!(" and {} outside decode_ms", n - prefill);
-        }
-        return fail(format!(
-            "no decode step: {found}; the shortest takes {:.3} ms; set prefill_ms (--prefill-ms){} to count such steps as decode steps",
-            us(shortest) / 1000.0,
-            if prefill < n { " or decode_ms (--decode-ms)" } else { " above it" }
-        ));
     }
     if sequences.is_empty() {
         let k = o.start_kernel.as_deref().unwrap_or_default();
