@@ -459,11 +459,11 @@ fn shared_training_trace_by_launch() {
     )
     .expect("stats");
     let rank = &trace.ranks[0];
-    let links = rank.links();
+    let step = rank.step_links();
     for s in &stats.steps {
         let hta = (0..rank.events.len())
             .filter(|&e| {
-                links.step[e] == s.number
+                step[e] == s.number
                     && matches!(
                         rank.events.kind[e],
                         kinetoscope::model::Kind::Kernel | kinetoscope::model::Kind::Memcpy | kinetoscope::model::Kind::Memset

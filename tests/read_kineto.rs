@@ -673,11 +673,11 @@ fn alexnet_links_follow_correlation() {
     for e in 0..ev.len() {
         if ev.kind[e].is_device() && ev.correlation.get(e) >= 0 {
             device += 1;
-            let l = r.links().launch[e];
+            let l = r.launch_links()[e];
             assert_ne!(l, kinetoscope::model::NONE, "row {e} {:?} has no launcher", r.name(e as u32));
             assert_eq!(ev.correlation.get(l as usize), ev.correlation.get(e));
             assert!(ev.kind[l as usize].is_launcher());
-            let back = r.links().launch[l as usize];
+            let back = r.launch_links()[l as usize];
             assert_ne!(back, kinetoscope::model::NONE, "launcher row {l} has no device row");
             assert_eq!(ev.correlation.get(back as usize), ev.correlation.get(e));
         }

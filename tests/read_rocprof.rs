@@ -513,7 +513,7 @@ fn handmade_v3_process_is_merged_into_one_rank() {
     assert_eq!(r.events.dur.iter().collect::<Vec<i64>>()[..], [850, 10, 120, 100, 2800, 2500, 750, 0, 400, 600, 100, 1]);
     assert_eq!(r.events.correlation.iter().collect::<Vec<i64>>()[..], [2, 1, 3, 5, 10, 3, 5, 8, 2, 6, 7, 9]);
     // hipMemcpyAsync ↔ HtoD copy, hipLaunchKernel ↔ kernel, by Correlation_Id
-    let l = &r.links().launch;
+    let l = r.launch_links();
     assert_eq!((l[0], l[2], l[3], l[5], l[6], l[7], l[8]), (8, 5, 6, 2, 3, NONE, 0));
     assert_eq!(r.warnings.count(WarningKind::BadCsvRow), 1);
     assert_eq!(

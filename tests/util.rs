@@ -194,17 +194,17 @@ pub fn rows_table(r: &RankTrace) -> String {
 /// The link columns, one line per row that has any link: `#row launch=#k op=#k parent=#k step=N`.
 pub fn links_table(r: &RankTrace) -> String {
     use std::fmt::Write;
-    let (l, ops) = (r.links(), r.ops());
+    let (launch, parent, step, ops) = (r.launch_links(), r.parent_links(), r.step_links(), r.ops());
     let mut out = String::new();
     for (e, &op) in ops.iter().enumerate() {
         let mut line = String::new();
-        for (label, v) in [("launch", l.launch[e]), ("op", op), ("parent", l.parent[e])] {
+        for (label, v) in [("launch", launch[e]), ("op", op), ("parent", parent[e])] {
             if v != NONE {
                 let _ = write!(line, " {label}=#{v}");
             }
         }
-        if l.step[e] != -1 {
-            let _ = write!(line, " step={}", l.step[e]);
+        if step[e] != -1 {
+            let _ = write!(line, " step={}", step[e]);
         }
         if !line.is_empty() {
             let _ = writeln!(out, "#{e}{line}");

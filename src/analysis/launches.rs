@@ -26,7 +26,7 @@ impl Launchers {
         for i in (0..f.len()).rev() {
             frame_row[f.row[i] as usize] = i as u32;
         }
-        let launch = &r.links().launch;
+        let launch = r.launch_links();
         Launchers(
             (0..f.len())
                 .map(|i| {
@@ -92,9 +92,9 @@ pub fn is_launch_name(name: &str, memory: bool) -> bool {
 /// runtime call encloses it on its thread) is part of that launch, whatever its id.
 pub fn launch_calls(f: &HtaFrame, r: &RankTrace, include_memory: bool) -> Vec<usize> {
     let kind = |i: usize| r.events.kind[f.row[i] as usize];
-    let links = r.links();
+    let parent = r.parent_links();
     let inside_runtime_launch = |i: usize| {
-        let p = links.parent[f.row[i] as usize];
+        let p = parent[f.row[i] as usize];
         p != crate::model::NONE && r.events.kind[p as usize] == Kind::Runtime && is_launch_name(r.name(p), include_memory)
     };
     // the test once per name, not once per row

@@ -128,13 +128,13 @@ pub fn potential_stragglers(ctx: &Context<'_>, profiler_steps: Option<&[i64]>, n
     // only the communication kernels are kept: every row counts for the iteration time
     let mut rows: Vec<(u32, i64, i64, &str, f64, f64)> = Vec::new(); // rank, stream, iteration, name, ts, dur
     for (f, r) in ctx.ranks() {
-        let links = (!hta).then(|| r.links());
+        let links = (!hta).then(|| (r.launch_links(), r.step_links()));
         let mut comm_name: FxHashMap<StrId, bool> = FxHashMap::default();
         for i in 0..f.len() {
             // HTA leaves ROCm's stream-0 GPU rows without an iteration; the model links them
             let it = match (f.iteration(i), links) {
                 (Some(it), _) => it,
-                (None, Some(l)) if l.launch[f.row[i] as usize] != NONE => i64::from(l.step[f.row[i] as usize]),
+                (None, Some((launch, step))) if launch[f.row[i] as usize] != NONE => i64::from(step[f.row[i] as usize]),
                 _ => continue,
             };
             if !valid.contains(&it) {

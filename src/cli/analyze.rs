@@ -165,7 +165,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         std::thread::scope(|s| {
             s.spawn(|| {
                 for &p in &ctx.selected {
-                    trace.ranks[p].links();
+                    trace.ranks[p].compute_links();
                 }
             });
             ctx.frames();

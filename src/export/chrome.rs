@@ -268,6 +268,6 @@ mod tests {
         assert_eq!(ra.events.int_args, rb.events.int_args);
         assert_eq!(ra.events.counters, rb.events.counters);
         assert_eq!(rb.process_names.values().collect::<Vec<_>>(), vec!["python"]);
-        assert_eq!(ra.links().launch, rb.links().launch);
+        assert_eq!(ra.launch_links(), rb.launch_links());
     }
 }

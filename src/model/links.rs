@@ -22,20 +22,22 @@ pub struct Step {
     pub dur: i64,
 }
 
-/// Link columns of one rank; each has one entry per row of the event table. Computed once, on
-/// first use ([`RankTrace::links`]): reading and the overview do not need them, and they cost
-/// 12 bytes per row. The operator of each row ([`RankTrace::ops`]) is computed apart.
+/// Link columns of one rank; each has one entry per row of the event table and is computed once,
+/// on its first use ([`RankTrace::launch_links`], [`RankTrace::parent_links`],
+/// [`RankTrace::step_links`]): reading and the overview need none of them, the page's dashboard
+/// only `launch`, and they cost 4 bytes a row each. The operator of each row
+/// ([`RankTrace::ops`]) is computed apart.
 #[derive(Debug, Clone, Default)]
 pub struct Links {
     /// Device rows: the CPU row that launched them (same correlation id). Launcher rows (runtime,
     /// driver): the first device row they launched. `NONE` otherwise. (HTA: `index_correlation`.)
-    pub launch: Vec<EventId>,
+    pub(super) launch: std::sync::OnceLock<Vec<EventId>>,
     /// The innermost enclosing complete event on the same pid/tid. `NONE` at top level.
-    pub parent: Vec<EventId>,
+    pub(super) parent: std::sync::OnceLock<Vec<EventId>>,
     /// Profiler step number the row belongs to, -1 if none. CPU rows: the step whose window
     /// `[ts, ts+dur)` contains the row's start (the last such step in file order, as HTA); device
     /// rows: the step of their launcher.
-    pub step: Vec<i32>,
+    pub(super) step: std::sync::OnceLock<Vec<i32>>,
 }
 
 /// The step number in a name like `ProfilerStep#12` or `ProfileStep#3[9.197 ms]`.
@@ -106,15 +108,25 @@ fn replaces(current: Kind, candidate: Kind) -> bool {
     current == Kind::Driver && candidate == Kind::Runtime
 }
 
-/// Computes every link column of `r` (whose `steps` are already found).
-pub fn compute(r: &RankTrace) -> Links {
-    let ev = &r.events;
-    let n = ev.len();
-    let mut links = Links { launch: vec![NONE; n], parent: vec![NONE; n], step: vec![-1; n] };
-    link_launches(r, &mut links.launch);
-    link_parents(r, &mut links.parent);
-    link_steps(r, &links.launch, &mut links.step);
-    links
+/// The `launch` column of `r` ([`Links`]).
+pub(super) fn launches(r: &RankTrace) -> Vec<EventId> {
+    let mut launch = vec![NONE; r.events.len()];
+    link_launches(r, &mut launch);
+    launch
+}
+
+/// The `parent` column of `r` ([`Links`]).
+pub(super) fn parents(r: &RankTrace) -> Vec<EventId> {
+    let mut parent = vec![NONE; r.events.len()];
+    link_parents(r, &mut parent);
+    parent
+}
+
+/// The `step` column of `r` ([`Links`]; `r.steps` already found), from its `launch` column.
+pub(super) fn steps(r: &RankTrace, launch: &[EventId]) -> Vec<i32> {
+    let mut step = vec![-1; r.events.len()];
+    link_steps(r, launch, &mut step);
+    step
 }
 
 /// `(key, row)` of the rows `0..n` that `key` gives a key, sorted by key then row. The keys

@@ -3,7 +3,7 @@
 //! A [`Trace`] is a list of [`RankTrace`]s (one per input file, or per process for formats that
 //! split one process over several files). Each rank has its own string table, an id table for
 //! pids/tids, a columnar [`EventTable`], the file's metadata, raw counts of what the file
-//! contained, and the link columns computed once after reading ([`Links`]).
+//! contained, and the link columns, each computed on its first use ([`Links`]).
 
 pub mod column;
 pub mod events;
@@ -171,8 +171,8 @@ pub struct RankTrace {
     pub warnings: Warnings,
     /// Profiler steps (found by [`crate::read::assemble`]).
     pub steps: Vec<links::Step>,
-    /// Link columns, computed on first use (see [`RankTrace::links`]).
-    pub(crate) links: std::sync::OnceLock<Links>,
+    /// Link columns, each computed on first use (see [`Links`]).
+    pub(crate) links: Links,
     /// Each row's CPU operator, computed on first use (see [`RankTrace::ops`]).
     pub(crate) ops: std::sync::OnceLock<Vec<EventId>>,
 }
@@ -218,15 +218,31 @@ impl IdTable {
 }
 
 impl RankTrace {
-    /// The link columns (launch ↔ device work, nesting, step membership), computed once on the
-    /// first call.
-    pub fn links(&self) -> &Links {
-        self.links.get_or_init(|| links::compute(self))
+    /// Launch ↔ device work by correlation ([`Links`]' `launch`), computed once on the first call.
+    pub fn launch_links(&self) -> &[EventId] {
+        self.links.launch.get_or_init(|| links::launches(self))
+    }
+
+    /// Nesting on each thread ([`Links`]' `parent`), computed once on the first call.
+    pub fn parent_links(&self) -> &[EventId] {
+        self.links.parent.get_or_init(|| links::parents(self))
+    }
+
+    /// Step membership ([`Links`]' `step`), computed once on the first call.
+    pub fn step_links(&self) -> &[i32] {
+        self.links.step.get_or_init(|| links::steps(self, self.launch_links()))
+    }
+
+    /// Every link column, computed now if not yet (`analyze` builds them on a thread of their own
+    /// before its analyses).
+    pub fn compute_links(&self) {
+        self.step_links();
+        self.parent_links();
     }
 
     /// Launcher and device rows: the CPU operator with the same `External id`; `NONE` for the
-    /// others. Computed once on the first call, apart from [`RankTrace::links`] (4 bytes a row
-    /// that no analysis needs).
+    /// others. Computed once on the first call, apart from the [`Links`] (4 bytes a row that no
+    /// analysis needs).
     pub fn ops(&self) -> &[EventId] {
         self.ops.get_or_init(|| links::ops(self))
     }

@@ -360,7 +360,7 @@ impl Builder {
     /// GPU operations under their launching call's node.
     fn gpu(&mut self, r: &RankTrace, root: u32, lo: i64, hi: i64, node_of: &[u32], names: &mut [u32]) {
         let ev = &r.events;
-        let links = r.links();
+        let launch = r.launch_links();
         let mut at: FxHashMap<(u32, u32, i64, i64), usize> = FxHashMap::default();
         let mut orphan = None;
         for e in 0..ev.len() {
@@ -371,7 +371,7 @@ impl Builder {
             if start > end || (start == end && (ev.ts[e] < lo || ev.ts[e] >= hi)) {
                 continue;
             }
-            let launcher = links.launch[e];
+            let launcher = launch[e];
             let node = match node_of.get(launcher as usize).copied().filter(|&n| n != NONE) {
                 Some(n) => n,
                 None => {
