@@ -43,7 +43,8 @@ impl DeviceOps {
     /// Every operation (kernels, copies, memsets) in time order.
     pub fn all(&self) -> Vec<Op> {
         let mut all: Vec<Op> = self.kernels.iter().chain(&self.copies).chain(&self.memsets).copied().collect();
-        all.sort_unstable();
+        // three sorted runs: the stable sort merges them
+        all.sort();
         all
     }
 }
@@ -79,10 +80,12 @@ pub fn device_ops(r: &RankTrace) -> Vec<DeviceOps> {
             _ => devices[d].memsets.push(op),
         }
     }
+    // mostly in start order already (a stream's work is), which the stable sort's runs exploit;
+    // every op is distinct (its row), so the order is the unstable sort's
     for d in &mut devices {
-        d.kernels.sort_unstable();
-        d.copies.sort_unstable();
-        d.memsets.sort_unstable();
+        d.kernels.sort();
+        d.copies.sort();
+        d.memsets.sort();
     }
     devices.sort_by_key(|d| d.device);
     devices

@@ -27,6 +27,8 @@ pub mod serialized;
 pub use finding::{Evidence, Finding, Pattern, Verdict};
 pub use host::{is_blocking, HostCalls};
 
+use std::collections::BTreeMap;
+
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::devices::{device_ops, DeviceOps};
 use super::intervals::merge_intervals;
@@ -194,7 +196,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         report.notes.push("no GPU operations (kernels, copies, memsets) in the trace: no pattern to look for".into());
     }
     report.notes.extend(not_applicable_notes(&found));
-    let (evidence, left_out) = evidence_table(&found, t.max_evidence);
+    let ranks: BTreeMap<u32, &RankTrace> = ctx.selected.iter().map(|&p| (ctx.trace.ranks[p].rank, &ctx.trace.ranks[p])).collect();
+    let (evidence, left_out) = evidence_table(&found, t.max_evidence, &|rank| ranks[&rank]);
     report.tables.push(patterns_table(&found));
     report.tables.push(evidence);
     report.notes.extend(left_out);
@@ -232,8 +235,9 @@ fn keep_largest(values: &[i64], max: usize) -> Vec<bool> {
 }
 
 /// Table `evidence` (pattern, rank, device, time order; at most `max` rows per pattern and rank)
-/// and a note per pattern and rank with rows left out.
-fn evidence_table(found: &[DeviceFindings], max: usize) -> (Table, Vec<String>) {
+/// and a note per pattern and rank with rows left out; `rank` gives a rank number's trace (the
+/// detail texts name its events).
+fn evidence_table<'a>(found: &[DeviceFindings], max: usize, rank: &dyn Fn(u32) -> &'a RankTrace) -> (Table, Vec<String>) {
     let mut rows: Vec<(Pattern, &DeviceFindings, &Evidence)> = Vec::new();
     let mut notes = Vec::new();
     for (i, &pattern) in Pattern::ALL.iter().enumerate() {
@@ -261,7 +265,7 @@ fn evidence_table(found: &[DeviceFindings], max: usize) -> (Table, Vec<String>) 
         .with("start_ns", Unit::Ns, int(&|_, e| e.start))
         .with("end_ns", Unit::Ns, int(&|_, e| e.end))
         .with("dur_ns", Unit::Ns, int(&|_, e| e.end - e.start))
-        .with("detail", Unit::None, Values::Str(rows.iter().map(|(.., e)| &e.detail).collect()))
+        .with("detail", Unit::None, Values::Str(rows.iter().map(|(_, d, e)| e.detail.text(rank(d.rank))).collect()))
         .with("value_ns", Unit::Ns, int(&|_, e| e.value));
     (table, notes)
 }

@@ -99,9 +99,10 @@ const CLASSES: [KernelType; 4] = [KernelType::Computation, KernelType::Communica
 /// One rank's GPU time (`None` without GPU operations) from its GPU rows with their class, and the time
 /// each class runs (the union of its rows' intervals; classes overlap), in [`CLASSES`] order.
 fn rank_gpu_time(f: &HtaFrame, r: &RankTrace, typed: &[(usize, KernelType)]) -> (Option<GpuTime>, [i64; 4]) {
-    // the intervals sorted once; each union below is one pass over those it keeps
+    // the intervals sorted once (mostly in order already, which the stable sort's runs exploit);
+    // each union below is one pass over those it keeps
     let mut iv: Vec<(i64, i64, KernelType)> = typed.iter().map(|&(i, t)| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i), t)).collect();
-    iv.sort_unstable_by_key(|&(s, e, _)| (s, e));
+    iv.sort_by_key(|&(s, e, _)| (s, e));
     let union = |keep: &dyn Fn(KernelType) -> bool| covered_sorted(iv.iter().filter(|x| keep(x.2)).map(|&(s, e, _)| (s, e)));
     let by_class = CLASSES.map(|c| union(&|t| t == c));
     let (Some(first), Some(last)) = (iv.first().map(|x| x.0), iv.iter().map(|x| x.1).max()) else { return (None, by_class) };

@@ -1,6 +1,10 @@
 //! What a pattern detector returns for one device: the verdict, the number compared with the
 //! threshold, the evidence, and a sentence for the user.
 
+use crate::analysis::names::shorten_name;
+use crate::analysis::units::duration_text;
+use crate::model::{EventId, RankTrace};
+
 /// The four patterns, in the order the tables list them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Pattern {
@@ -68,10 +72,54 @@ pub struct Evidence {
     pub start: i64,
     /// End, ns.
     pub end: i64,
-    /// What it is, as text (a call name, a kernel count, bytes and GB/s, op names).
-    pub detail: String,
+    /// What it is ([`Detail::text`]).
+    pub detail: Detail,
     /// The time that counts, ns (GPU idle, gaps, copy busy time, gap length).
     pub value: i64,
+}
+
+/// What a piece of evidence is, kept as numbers and rows and written as text only for the rows
+/// a table lists: a device can have thousands (runs of launch-bound kernels), and the summary's
+/// figure lists none.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Detail {
+    /// A blocking host call: its name.
+    Call(EventId),
+    /// A run of launch-bound kernels: how many, their time and the gaps after them, ns.
+    Kernels { count: usize, busy: i64, gaps: i64 },
+    /// A memory-bound phase: its copies, the bytes they moved when every size is known, the
+    /// copies' and the kernels' busy time and the phase's length, ns.
+    Phase { copies: usize, bytes: Option<i64>, busy: i64, kernel_busy: i64, dur: i64 },
+    /// A gap: the operation before it, the one after, and the host call overlapping it the longest.
+    Gap { before: EventId, after: EventId, host: Option<EventId> },
+}
+
+impl Detail {
+    /// The text of the `detail` column: a call name; a kernel count and times; copies, bytes and
+    /// GB/s, the kernels' busy %; the short names of the operations around a gap and the host call.
+    pub fn text(&self, r: &RankTrace) -> String {
+        match *self {
+            Detail::Call(e) => r.name(e).to_string(),
+            Detail::Kernels { count, busy, gaps } => {
+                format!("{count} kernels, {} in kernels, {} of gaps", duration_text(busy), duration_text(gaps))
+            }
+            Detail::Phase { copies, bytes, busy, kernel_busy, dur } => {
+                let moved = match bytes {
+                    Some(b) if busy > 0 => format!("{b} bytes at {:.1} GB/s", b as f64 / busy as f64),
+                    _ => "bytes unknown".to_string(),
+                };
+                let s = if copies == 1 { "y" } else { "ies" };
+                format!("{copies} cop{s}, {moved}; kernels busy {:.1}%", percent(kernel_busy, dur))
+            }
+            Detail::Gap { before, after, host } => {
+                let mut t = format!("{} → {}", shorten_name(r.name(before)), shorten_name(r.name(after)));
+                if let Some(call) = host {
+                    t.push_str(&format!("; host: {}", r.name(call)));
+                }
+                t
+            }
+        }
+    }
 }
 
 /// One pattern on one device.

@@ -11,7 +11,7 @@
 //! 3. Fires when launch-bound kernels are `launch_bound_pct` % of the device's kernels or more
 //!    and there are at least `min_kernels` of them. A device without kernels is not applicable.
 
-use super::finding::{percent, Evidence, Finding};
+use super::finding::{percent, Detail, Evidence, Finding};
 use super::{DeviceView, Thresholds};
 use crate::analysis::devices::Op;
 use crate::analysis::units::duration_text;
@@ -57,7 +57,7 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         .map(|r| {
             let busy: i64 = kernels[r.clone()].iter().map(Op::dur).sum();
             let gap: i64 = gaps[r.clone()].iter().flatten().sum();
-            let detail = format!("{} kernels, {} in kernels, {} of gaps", r.len(), duration_text(busy), duration_text(gap));
+            let detail = Detail::Kernels { count: r.len(), busy, gaps: gap };
             Evidence { start: kernels[r.start].start, end: kernels[r.end - 1].end, detail, value: gap }
         })
         .collect();

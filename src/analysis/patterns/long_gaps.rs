@@ -8,10 +8,10 @@
 //!    host was doing; `value` = the gap).
 //! 3. Fires when there is any such gap.
 
-use super::finding::{Evidence, Finding};
+use super::finding::{Detail, Evidence, Finding};
 use super::{DeviceView, Thresholds};
 use crate::analysis::devices::Op;
-use crate::analysis::names::{plural, shorten_name};
+use crate::analysis::names::plural;
 use crate::analysis::units::duration_text;
 
 /// Gaps of at least `min_ns` in the union of `ops` (by start): (operation before, operation after).
@@ -35,10 +35,7 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         .into_iter()
         .map(|(before, after)| {
             let (start, end) = (before.end, after.start);
-            let mut detail = format!("{} → {}", shorten_name(v.rank.name(before.event)), shorten_name(v.rank.name(after.event)));
-            if let Some(call) = v.host.longest_overlap(start, end) {
-                detail.push_str(&format!("; host: {}", v.rank.name(call)));
-            }
+            let detail = Detail::Gap { before: before.event, after: after.event, host: v.host.longest_overlap(start, end) };
             Evidence { start, end, detail, value: end - start }
         })
         .collect();

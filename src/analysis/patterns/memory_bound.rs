@@ -8,7 +8,7 @@
 //!    busy time when every copy's size is known, the kernels' busy %; `value` = copy busy time).
 //! 4. Fires when any phase qualifies.
 
-use super::finding::{percent, Evidence, Finding};
+use super::finding::{percent, Detail, Evidence, Finding};
 use super::{DeviceView, Thresholds};
 use crate::analysis::devices::Op;
 use crate::analysis::intervals::{covered, covered_within, merge_intervals};
@@ -50,12 +50,7 @@ fn qualifying(v: &DeviceView<'_>, kernels: &[(i64, i64)], copies: &[Op], t: &Thr
     if dur < t.min_phase_ns || percent(busy, dur) < t.copy_busy_pct || kernel_busy >= busy {
         return None;
     }
-    let moved = match bytes(v.rank, copies) {
-        Some(b) if busy > 0 => format!("{b} bytes at {:.1} GB/s", b as f64 / busy as f64),
-        _ => "bytes unknown".to_string(),
-    };
-    let n = copies.len();
-    let detail = format!("{n} cop{}, {moved}; kernels busy {:.1}%", if n == 1 { "y" } else { "ies" }, percent(kernel_busy, dur));
+    let detail = Detail::Phase { copies: copies.len(), bytes: bytes(v.rank, copies), busy, kernel_busy, dur };
     Some(Evidence { start, end, detail, value: busy })
 }
 

@@ -8,7 +8,7 @@
 //! 3. Fires when the idle parts add up to `serialized_pct` % of the span or more. A rank without
 //!    any host API call cannot show the pattern (not applicable).
 
-use super::finding::{percent, Evidence, Finding};
+use super::finding::{percent, Detail, Evidence, Finding};
 use super::{DeviceView, Thresholds};
 use crate::analysis::intervals::covered_within;
 use crate::analysis::names::plural;
@@ -30,7 +30,7 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         .filter_map(|c| {
             let (s, e) = (c.start.max(lo), c.end.min(hi));
             let idle = (e - s).max(0) - covered_within(v.rank_kernels, s, e);
-            (idle > 0).then(|| Evidence { start: c.start, end: c.end, detail: v.rank.name(c.event).to_string(), value: idle })
+            (idle > 0).then(|| Evidence { start: c.start, end: c.end, detail: Detail::Call(c.event), value: idle })
         })
         .collect();
     let idle: i64 = evidence.iter().map(|e| e.value).sum();
