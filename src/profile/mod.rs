@@ -363,7 +363,7 @@ impl Builder {
         let launch = r.launch_links();
         let mut at: FxHashMap<(u32, u32, i64, i64), usize> = FxHashMap::default();
         let mut orphan = None;
-        for e in 0..ev.len() {
+        for (e, &launcher) in launch.iter().enumerate() {
             if !matches!(ev.kind[e], Kind::Kernel | Kind::Memcpy | Kind::Memset | Kind::MtiaDeviceOp) || ev.phase[e] != Phase::Complete {
                 continue;
             }
@@ -371,7 +371,6 @@ impl Builder {
             if start > end || (start == end && (ev.ts[e] < lo || ev.ts[e] >= hi)) {
                 continue;
             }
-            let launcher = launch[e];
             let node = match node_of.get(launcher as usize).copied().filter(|&n| n != NONE) {
                 Some(n) => n,
                 None => {

@@ -30,7 +30,7 @@ pub fn detect(v: &DeviceView<'_>, t: &Thresholds) -> Finding {
         .filter_map(|c| {
             let (s, e) = (c.start.max(lo), c.end.min(hi));
             let idle = (e - s).max(0) - covered_within(v.rank_kernels, s, e);
-            (idle > 0).then(|| Evidence { start: c.start, end: c.end, detail: Detail::Call(c.event), value: idle })
+            (idle > 0).then_some(Evidence { start: c.start, end: c.end, detail: Detail::Call(c.event), value: idle })
         })
         .collect();
     let idle: i64 = evidence.iter().map(|e| e.value).sum();
