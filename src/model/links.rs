@@ -108,27 +108,6 @@ fn replaces(current: Kind, candidate: Kind) -> bool {
     current == Kind::Driver && candidate == Kind::Runtime
 }
 
-/// The `launch` column of `r` ([`Links`]).
-pub(super) fn launches(r: &RankTrace) -> Vec<EventId> {
-    let mut launch = vec![NONE; r.events.len()];
-    link_launches(r, &mut launch);
-    launch
-}
-
-/// The `parent` column of `r` ([`Links`]).
-pub(super) fn parents(r: &RankTrace) -> Vec<EventId> {
-    let mut parent = vec![NONE; r.events.len()];
-    link_parents(r, &mut parent);
-    parent
-}
-
-/// The `step` column of `r` ([`Links`]; `r.steps` already found), from its `launch` column.
-pub(super) fn steps(r: &RankTrace, launch: &[EventId]) -> Vec<i32> {
-    let mut step = vec![-1; r.events.len()];
-    link_steps(r, launch, &mut step);
-    step
-}
-
 /// `(key, row)` of the rows `0..n` that `key` gives a key, sorted by key then row. The keys
 /// (correlations) mostly grow with the row already, which the stable sort's runs make cheap; a
 /// join of two such lists, or their groups of equal keys, replaces a hash map of millions of
@@ -144,12 +123,13 @@ fn groups(v: &[(i64, EventId)]) -> impl Iterator<Item = (i64, &[(i64, EventId)])
     v.chunk_by(|a, b| a.0 == b.0).map(|g| (g[0].0, g))
 }
 
-/// `launch`: device rows to their launcher by correlation ([`launchers_by`]'s choice: the first
-/// launch call with the id, replaced in row order as [`replaces`] says), each launcher to the
-/// first device row it launched.
-fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
+/// The `launch` column of `r` ([`Links`]): device rows to their launcher by correlation
+/// ([`launchers_by`]'s choice: the first launch call with the id, replaced in row order as
+/// [`replaces`] says), each launcher to the first device row it launched.
+pub(super) fn launches(r: &RankTrace) -> Vec<EventId> {
     let ev = &r.events;
     let n = ev.len();
+    let mut launch = vec![NONE; n];
     let launchers = keyed_rows(n, |e| is_launch_call(r, e).then_some(ev.correlation.get(e)));
     let devices = keyed_rows(n, |e| (ev.kind[e].is_device() && ev.correlation.get(e) >= 0).then_some(ev.correlation.get(e)));
     let mut devices = groups(&devices).peekable();
@@ -164,6 +144,7 @@ fn link_launches(r: &RankTrace, launch: &mut [EventId]) {
             launch[l as usize] = rows[0].1;
         }
     }
+    launch
 }
 
 /// Launcher and device rows: the first CPU operator with their `External id`; `NONE` for the
@@ -213,11 +194,12 @@ pub fn ops(r: &RankTrace) -> Vec<EventId> {
     op
 }
 
-/// `parent`: nesting per (pid, tid), device work (and GPU annotations) apart from host calls:
-/// rocprof writes kernels on the launching thread's pid/tid, and they must not nest under the
-/// launch.
-fn link_parents(r: &RankTrace, parent: &mut [EventId]) {
+/// The `parent` column of `r` ([`Links`]): nesting per (pid, tid), device work (and GPU
+/// annotations) apart from host calls: rocprof writes kernels on the launching thread's pid/tid,
+/// and they must not nest under the launch.
+pub(super) fn parents(r: &RankTrace) -> Vec<EventId> {
     let ev = &r.events;
+    let mut parent = vec![NONE; ev.len()];
     // rows of one thread mostly follow each other: the previous row's thread is tried first
     let mut thread_of: FxHashMap<(bool, u32, u32), usize> = FxHashMap::default();
     let mut threads: Vec<Vec<EventId>> = Vec::new();
@@ -259,14 +241,17 @@ fn link_parents(r: &RankTrace, parent: &mut [EventId]) {
             stack.push(e);
         }
     }
+    parent
 }
 
-/// `step`: for each CPU row, the last step (in file order) whose window `[ts, ts+dur)` contains
-/// the row's start; device rows take their launcher's.
-fn link_steps(r: &RankTrace, launch: &[EventId], step: &mut [i32]) {
+/// The `step` column of `r` ([`Links`]; `r.steps` already found), from its `launch` column: for
+/// each CPU row, the last step (in file order) whose window `[ts, ts+dur)` contains the row's
+/// start; device rows take their launcher's.
+pub(super) fn steps(r: &RankTrace, launch: &[EventId]) -> Vec<i32> {
     let (ev, steps) = (&r.events, &r.steps);
+    let mut step = vec![-1; ev.len()];
     if steps.is_empty() {
-        return;
+        return step;
     }
     let windows: Vec<(i64, i64, i32)> = steps.iter().map(|s| (s.ts, s.ts + s.dur, s.number)).collect();
     let mut windows = super::windows::Windows::new(&windows);
@@ -283,6 +268,7 @@ fn link_steps(r: &RankTrace, launch: &[EventId], step: &mut [i32]) {
             }
         }
     }
+    step
 }
 
 #[cfg(test)]

@@ -188,7 +188,6 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     let mut names = OpNames::default();
     let mut sequences: Vec<(usize, Vec<u32>)> = Vec::new(); // (index in out.steps, names)
     let mut first_ops: FxHashMap<String, usize> = FxHashMap::default(); // when the start kernel is missing
-    let mut any_steps = false;
     let mut gpu_total = 0;
     // the steps' lengths alone tell a trace without any decode step (a training run): it fails
     // before its GPU operations are gathered and assigned to steps
@@ -199,7 +198,6 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
     }
     for (&p, windows) in selected.iter().zip(all_windows) {
         let r = &trace.ranks[p];
-        any_steps |= !windows.is_empty();
         let ops = gpu_ops(r);
         gpu_total += ops.len();
         let launched = launch_windows(r, &ops, &windows);
@@ -284,7 +282,7 @@ pub fn decode_stats(trace: &Trace, selected: &[usize], o: &DecodeOptions) -> Res
             out.ops_by_rank.push((r.rank, per_rank.finish()));
         }
     }
-    if !any_steps {
+    if lengths.is_empty() {
         let found = found_instead(trace, selected, gpu_total);
         return fail(match &o.step_name {
             Some(name) => format!("no step: no CPU-side complete event is named '{name}'; {found}"),
