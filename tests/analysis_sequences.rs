@@ -177,6 +177,52 @@ fn call_graph_structure() {
     }
 }
 
+/// The exact view's stack walk (opens sorted alone, closes played from a heap) gives every CPU
+/// event the parent the plain walk over all endpoints in `exact_order` gives: random threads on
+/// a coarse grid (ties, zero and overlapping durations, events that close inside another).
+#[test]
+fn exact_call_graph_matches_the_endpoint_walk() {
+    use kinetoscope::analysis::endpoints::{exact_order, Endpoint};
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = |m: u64| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    };
+    for round in 0..300 {
+        let n = 1 + next(12);
+        let events: Vec<String> = (0..n)
+            .map(|i| {
+                let (ts, dur) = (next(6), if next(4) == 0 { 0 } else { next(5) });
+                format!(r#"{{"ph":"X","cat":"cpu_op","name":"op{i}","pid":1,"tid":1,"ts":{ts},"dur":{dur}}}"#)
+            })
+            .collect();
+        let json = format!(r#"{{"traceEvents":[{}]}}"#, events.join(","));
+        let t = kinetoscope::read::read_all(&[("random.json", json.as_bytes())]).expect("reads");
+        let ctx = Context::new(&t, false, None).unwrap();
+        let (f, r) = (&ctx.frames().ranks[0], &t.ranks[0]);
+        let g = CallGraph::build(f, r, CallGraphOptions::new(false)).unwrap();
+        // the walk over both ends of every event
+        let mut ends: Vec<Endpoint> =
+            (0..f.len()).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns(r, i), f.dur_ns(r, i))).collect();
+        exact_order(&mut ends);
+        let row = |index: i64| (0..f.len()).find(|&i| i64::from(f.index(r, i)) == index).unwrap();
+        let (mut want, mut stack): (Vec<Option<usize>>, Vec<usize>) = (vec![None; f.len()], Vec::new());
+        for e in ends {
+            let i = row(e.index);
+            if e.open {
+                want[i] = stack.last().copied();
+                stack.push(i);
+            } else if let Some(at) = stack.iter().position(|&s| s == i) {
+                stack.truncate(at);
+            }
+        }
+        let got: Vec<Option<usize>> = (0..f.len()).map(|i| g.parent(i)).collect();
+        assert_eq!(got, want, "round {round}: {json}");
+    }
+}
+
 /// `traceEvents` of a produced gzip trace, via our gunzip.
 fn events(bytes: &[u8]) -> Vec<serde_json::Value> {
     let json: serde_json::Value = serde_json::from_slice(&util::gunzip_if_needed(bytes.to_vec())).expect("JSON");

@@ -6,7 +6,7 @@
 //!
 //! Construction, per `(pid, tid)`:
 //! 1. Nodes are the thread's CPU rows (`stream == -1`). Each row gives two endpoints, open at
-//!    `ts` and close at `ts + dur`; endpoints are sorted ([`hta_order`] / [`exact_order`], in [`super::endpoints`]) and
+//!    `ts` and close at `ts + dur`; endpoints are sorted ([`hta_order`] / [`super::endpoints::exact_order`]) and
 //!    walked with a stack: an open becomes a child of the stack's top (or of the thread's root)
 //!    and is pushed, a close pops.
 //! 2. Kernels attach to their launch through `index_correlation`: a GPU row whose partner is a
@@ -32,7 +32,7 @@
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use super::endpoints::{exact_order, hta_order, Endpoint, EndpointError};
+use super::endpoints::{hta_order, Endpoint, EndpointError};
 use super::hta_frame::{ByIndex, HtaFrame};
 use crate::model::{IdValue, IntColumn, Kind, RankTrace};
 
@@ -266,6 +266,8 @@ impl CallGraph {
             launched[from..].iter().take_while(move |&&(x, _)| x == l).map(|&(_, k)| k)
         };
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
+        // the exact walk's rows on its stack (all false between threads)
+        let mut on_stack = vec![false; if opts.hta { 0 } else { n }];
         for (pid, tid) in keys {
             let rows = threads.remove(&(pid, tid)).unwrap_or_default();
             let cpu: Vec<u32> = rows.iter().copied().filter(|&i| f.stream(r, i as usize) == -1).collect();
@@ -290,11 +292,15 @@ impl CallGraph {
             } else {
                 g.new_root(&mut cdepth)
             };
-            // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated, so
-            // it maps back to one row
-            let ends =
-                cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns(r, i), f.dur_ns(r, i)));
-            g.build_stack(ends.collect(), root, opts.hta, &by_index, &mut cdepth)?;
+            if opts.hta {
+                // endpoints carry HTA's `index` (tie-breaks use it); CPU rows are never repeated,
+                // so it maps back to one row
+                let ends =
+                    cpu.iter().map(|&i| i as usize).flat_map(|i| Endpoint::pair(i64::from(f.index(r, i)), f.ts_ns(r, i), f.dur_ns(r, i)));
+                g.hta_stack(ends.collect(), root, &by_index, &mut cdepth)?;
+            } else {
+                g.exact_stack(f, r, &cpu, root, &mut on_stack, &mut cdepth);
+            }
             // kernels launched from this thread, in frame order
             let mut links: Vec<(usize, usize)> =
                 rows.iter().map(|&l| l as usize).flat_map(|l| kernels_of(l).map(move |k| (k, l))).collect();
@@ -323,7 +329,7 @@ impl CallGraph {
         if repeated.is_empty() {
             g.node_of_row = Vec::new();
         }
-        drop((by_index, launched, repeated, root_of_key));
+        drop((by_index, launched, repeated, root_of_key, on_stack));
         g.children.lay_out(&g.parent);
         g.link_backward(f, r, opts.hta)?;
         g.finish(f, r, cdepth);
@@ -358,23 +364,12 @@ impl CallGraph {
         cdepth[child as usize] = cdepth[parent as usize] + 1;
     }
 
-    /// Step 1 for one thread's CPU rows, given as their endpoints.
+    /// Step 1 for one thread's CPU rows in HTA's mode, given as their endpoints ([`hta_order`]):
+    /// an open becomes a child of the stack's top and is pushed, a close pops whatever is on top.
     /// `by_index` finds an `index`'s first frame row.
-    fn build_stack(
-        &mut self,
-        mut ends: Vec<Endpoint>,
-        root: u32,
-        hta: bool,
-        by_index: &ByIndex,
-        cdepth: &mut [i32],
-    ) -> Result<(), CallGraphError> {
-        if hta {
-            hta_order(&mut ends)?;
-        } else {
-            exact_order(&mut ends);
-        }
+    fn hta_stack(&mut self, mut ends: Vec<Endpoint>, root: u32, by_index: &ByIndex, cdepth: &mut [i32]) -> Result<(), CallGraphError> {
+        hta_order(&mut ends)?;
         let mut stack: Vec<u32> = Vec::new();
-        let mut on_stack = vec![false; if hta { 0 } else { self.rows }];
         for e in ends {
             let Some(row) = by_index.get(e.index) else { continue };
             let row = row as u32;
@@ -382,21 +377,61 @@ impl CallGraph {
                 let parent = stack.last().copied().unwrap_or(root);
                 self.add_edge(parent, row, false, root, cdepth);
                 stack.push(row);
-                if !hta {
-                    on_stack[row as usize] = true;
-                }
-            } else if hta {
+            } else {
                 stack.pop();
-            } else if on_stack[row as usize] {
-                while let Some(top) = stack.pop() {
-                    on_stack[top as usize] = false;
-                    if top == row {
-                        break;
-                    }
-                }
             }
         }
         Ok(())
+    }
+
+    /// Step 1 for one thread's CPU rows `cpu` in the exact view: the walk over their endpoints in
+    /// [`super::endpoints::exact_order`] (an open becomes a child of the stack's top and is pushed; a close pops
+    /// down to its own event if that is on the stack, else does nothing), without the endpoints.
+    /// The opens are sorted alone (24 bytes a row, not two 32-byte endpoints); a close only
+    /// matters before a later open, so the closes of the events opened so far wait in a heap
+    /// (in `exact_order`'s close order) and those due are played before each open: at one time,
+    /// closes come before non-zero opens, which come before zero-length events (each open and
+    /// closed at once, so a leaf under the top). `on_stack` is all false before and after.
+    fn exact_stack(&mut self, f: &HtaFrame, r: &RankTrace, cpu: &[u32], root: u32, on_stack: &mut [bool], cdepth: &mut [i32]) {
+        // (ts, −dur for a non-zero duration else 0, index, row): exact_order's open key
+        let mut opens: Vec<(i64, i64, u32, u32)> = cpu
+            .iter()
+            .map(|&i| {
+                let dur = f.dur_ns(r, i as usize);
+                (f.ts_ns(r, i as usize), if dur > 0 { -dur } else { 0 }, f.index(r, i as usize), i)
+            })
+            .collect();
+        opens.sort_unstable();
+        // closes of the pushed events: (time, dur, −index, row), smallest first
+        let mut closes: std::collections::BinaryHeap<std::cmp::Reverse<(i64, i64, i64, u32)>> = Default::default();
+        let mut stack: Vec<u32> = Vec::new();
+        for (ts, neg_dur, index, row) in opens {
+            while let Some(&std::cmp::Reverse((time, _, _, closing))) = closes.peek() {
+                if time > ts {
+                    break;
+                }
+                closes.pop();
+                if on_stack[closing as usize] {
+                    while let Some(top) = stack.pop() {
+                        on_stack[top as usize] = false;
+                        if top == closing {
+                            break;
+                        }
+                    }
+                }
+            }
+            let parent = stack.last().copied().unwrap_or(root);
+            self.add_edge(parent, row, false, root, cdepth);
+            if neg_dur < 0 {
+                stack.push(row);
+                on_stack[row as usize] = true;
+                closes.push(std::cmp::Reverse((ts - neg_dur, -neg_dur, -i64::from(index), row)));
+            }
+        }
+        // the closes left change no edge
+        for top in stack {
+            on_stack[top as usize] = false;
+        }
     }
 
     /// Step 3: the bwd thread's top-level events under the main thread's annotations.

@@ -138,6 +138,20 @@ fn memory() -> String {
     }
 }
 
+/// Minor page faults of the calling thread so far (Linux; 0 elsewhere), for the timing lines:
+/// a step's faults are the fresh memory it touched.
+fn thread_faults() -> i64 {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    {
+        // SAFETY: getrusage writes only into the struct it is given
+        let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+        if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) } == 0 {
+            return u.ru_minflt;
+        }
+    }
+    0
+}
+
 /// Whether `KINETOSCOPE_TIMINGS` asks for a line per step on stderr (`timing<TAB>step<TAB>s`).
 pub(super) fn timings() -> bool {
     std::env::var_os("KINETOSCOPE_TIMINGS").is_some()
@@ -217,6 +231,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                     break;
                 }
                 let started = std::time::Instant::now();
+                let faults = thread_faults();
                 let result = run_step(ctx, step);
                 let ran = started.elapsed().as_secs_f64();
                 // each analysis' tables and charts are written by the thread that ran it
@@ -224,7 +239,8 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                     .and_then(|report| claim(claimed, i, &report).map(|()| report))
                     .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
                 crate::give_back_freed_memory();
-                if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran)).is_err() {
+                let faults = thread_faults() - faults;
+                if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran, faults)).is_err() {
                     break;
                 }
             });
@@ -234,12 +250,12 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         // before it are
         let mut waiting = std::collections::BTreeMap::new();
         for (i, step) in plan.iter().enumerate() {
-            let (result, ran, wrote) = loop {
+            let (result, ran, wrote, faults) = loop {
                 if let Some(r) = waiting.remove(&i) {
                     break r;
                 }
-                let (j, r, t, w) = rx.recv().context("an analysis thread stopped")?;
-                waiting.insert(j, (r, t, w));
+                let (j, r, t, w, f) = rx.recv().context("an analysis thread stopped")?;
+                waiting.insert(j, (r, t, w, f));
             };
             let name = step.analysis.name;
             let started = std::time::Instant::now();
@@ -260,7 +276,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             }
             if timings {
                 let traced = started.elapsed().as_secs_f64();
-                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}", wrote + traced, memory());
+                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}\tfaults={faults}", wrote + traced, memory());
             }
             written_so_far.set(i + 1);
         }
