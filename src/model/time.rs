@@ -126,7 +126,7 @@ fn plain_decimal(text: &[u8], pow10: i32) -> Option<i64> {
 
 /// Appends the decimal digits of `t` from `i` to `v` (8 at a time while there are that many,
 /// then one by one); returns where the digits end and the value (wrapped past 19 digits).
-fn digits(t: &[u8], mut i: usize, mut v: u64) -> (usize, u64) {
+pub(crate) fn digits(t: &[u8], mut i: usize, mut v: u64) -> (usize, u64) {
     while let Some(w) = t.get(i..i + 8) {
         let w = u64::from_le_bytes(w.try_into().unwrap_or_default());
         let all_digits = w & 0xf0f0_f0f0_f0f0_f0f0 == 0x3030_3030_3030_3030

@@ -62,9 +62,12 @@ pub fn parse_int(t: &[u8]) -> Option<i64> {
         Some(b'-') => (true, &t[1..]),
         _ => (false, t),
     };
-    if !digits.is_empty() && digits.len() <= 18 && digits.iter().all(u8::is_ascii_digit) {
-        let v = digits.iter().fold(0i64, |acc, &c| acc * 10 + (c - b'0') as i64);
-        return Some(if neg { -v } else { v });
+    if !digits.is_empty() && digits.len() <= 18 {
+        // one pass, eight digits at a time; at most 18 digits fit an i64
+        let (end, v) = crate::model::time::digits(digits, 0, 0);
+        if end == digits.len() {
+            return Some(if neg { -(v as i64) } else { v as i64 });
+        }
     }
     let s = std::str::from_utf8(t).ok()?;
     if let Ok(v) = s.parse::<i64>() {
@@ -190,6 +193,7 @@ pub struct ObjectReader<'a> {
     pub stray_comma: bool,
 }
 
+#[inline(always)]
 fn ws(b: &[u8], mut i: usize) -> usize {
     while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
         i += 1;
@@ -290,6 +294,7 @@ impl<'a> ObjectReader<'a> {
         &self.b[start..self.i]
     }
 
+    #[inline(always)]
     fn string(&mut self, i: usize) -> Result<(Cow<'a, str>, usize), JsonError> {
         let b = self.b;
         let (j, plain) = string_end(b, i + 1).ok_or(JsonError { at: b.len(), expected: "'\"' closing a string" })?;

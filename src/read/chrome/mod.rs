@@ -77,6 +77,55 @@ pub struct ChromeState {
     pub hints: FlavorHints,
     /// Cached kind per category id.
     pub(super) kinds: FxHashMap<u32, Kind>,
+    /// The last `pid`, `tid` and `cat` read, with what they gave: consecutive events mostly
+    /// repeat them, and comparing a few bytes costs less than parsing and interning them again.
+    pub(super) last_pid: Last<u32>,
+    pub(super) last_tid: Last<u32>,
+    pub(super) last_cat: Last<(crate::model::StrId, Kind)>,
+}
+
+/// A short JSON value (number or string, up to 24 bytes) and what it gave (see
+/// [`ChromeState`]'s `last_pid`).
+pub(super) struct Last<T> {
+    bytes: [u8; 24],
+    len: usize,
+    text: bool,
+    value: Option<T>,
+}
+
+impl<T> Default for Last<T> {
+    fn default() -> Self {
+        Last { bytes: [0; 24], len: 0, text: false, value: None }
+    }
+}
+
+impl<T: Copy> Last<T> {
+    /// What `v` (`text`: a string) gave, if it is the value seen last.
+    #[inline]
+    fn peek(&self, text: bool, v: &[u8]) -> Option<T> {
+        self.value.filter(|_| self.text == text && self.bytes.get(..self.len) == Some(v))
+    }
+
+    /// Remembers what `v` gave (nothing for a value longer than 24 bytes).
+    fn set(&mut self, text: bool, v: &[u8], value: T) {
+        if v.len() <= self.bytes.len() {
+            self.bytes[..v.len()].copy_from_slice(v);
+            (self.len, self.text, self.value) = (v.len(), text, Some(value));
+        } else {
+            self.value = None;
+        }
+    }
+
+    /// What `v` gives: computed by `make` unless it is the value seen last.
+    #[inline]
+    fn get(&mut self, text: bool, v: &[u8], make: impl FnOnce() -> T) -> T {
+        if let Some(value) = self.peek(text, v) {
+            return value;
+        }
+        let value = make();
+        self.set(text, v, value);
+        value
+    }
 }
 
 /// An `E` event whose `B` was not in the same block (see [`ChromeState::defer_ends`]).
@@ -130,6 +179,19 @@ fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
         },
         JVal::Str(s) => IdValue::Str(strings.intern(s)),
         _ => IdValue::Str(Strings::EMPTY),
+    }
+}
+
+/// The id of a `pid` or `tid` value in `rank.ids` (`last`: the one read before).
+fn id_of(last: &mut Last<u32>, rank: &mut RankTrace, v: Option<&JVal<'_>>) -> u32 {
+    let mut make = || {
+        let v = v.map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
+        rank.ids.intern(v)
+    };
+    match v {
+        Some(JVal::Num(t)) => last.get(false, t, make),
+        Some(JVal::Str(s)) => last.get(true, s.as_bytes(), make),
+        _ => make(),
     }
 }
 
@@ -367,10 +429,15 @@ impl ChromeSink<'_> {
         let phase = Phase::from_letter(ph_letter);
         let rank = &mut *self.rank;
         let (cat_id, kind) = match &f.cat {
-            Some(c) => {
-                let id = rank.strings.intern(c);
-                (id, self.kind_of(id, c))
-            }
+            Some(c) => match self.st.last_cat.peek(true, c.as_bytes()) {
+                Some(got) => got,
+                None => {
+                    let id = rank.strings.intern(c);
+                    let got = (id, self.kind_of(id, c));
+                    self.st.last_cat.set(true, c.as_bytes(), got);
+                    got
+                }
+            },
             None => (Strings::EMPTY, Kind::from_phase_only(ph_letter)),
         };
         self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter);
@@ -384,10 +451,8 @@ impl ChromeSink<'_> {
             Some(JVal::Num(t)) => (rank.strings.intern(&String::from_utf8_lossy(t)), None),
             _ => (Strings::EMPTY, None),
         };
-        let pid_v = f.pid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
-        let tid_v = f.tid.as_ref().map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
-        let pid = rank.ids.intern(pid_v);
-        let tid = rank.ids.intern(tid_v);
+        let pid = id_of(&mut self.st.last_pid, rank, f.pid.as_ref());
+        let tid = id_of(&mut self.st.last_tid, rank, f.tid.as_ref());
         if phase == Phase::Metadata {
             let n = self.rank.strings.get(name).to_string();
             self.metadata(&n, pid, tid, f.args);
