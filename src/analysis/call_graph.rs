@@ -8,7 +8,8 @@
 //! 1. Nodes are the thread's CPU rows (`stream == -1`). Each row gives two endpoints, open at
 //!    `ts` and close at `ts + dur`; endpoints are sorted ([`hta_order`] / [`super::endpoints::exact_order`]) and
 //!    walked with a stack: an open becomes a child of the stack's top (or of the thread's root)
-//!    and is pushed, a close pops.
+//!    and is pushed, a close pops. (The exact view walks the same way without making the
+//!    endpoints: it sorts the opens and plays the closes due from a heap, `CallGraph::exact_stack`.)
 //! 2. Kernels attach to their launch through `index_correlation`: a GPU row whose partner is a
 //!    node of this thread becomes that node's child.
 //! 3. Backward thread: when exactly one thread is "main" (has a `ProfilerStep#` row) and one is
