@@ -22,6 +22,8 @@ step "cargo fmt --check"
 cargo fmt --check
 step "cargo clippy --all-targets -- -D warnings"
 cargo clippy --release --locked --all-targets -- -D warnings
+step "cargo doc --no-deps --lib (RUSTDOCFLAGS=-D warnings: no broken or private doc links)"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --lib --locked
 step "cargo build --release"
 cargo build --release --locked
 step "cargo test --release"

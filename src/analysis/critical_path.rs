@@ -6,7 +6,7 @@
 //! [`gpu`]) has a node at the start and at the end of every operator, runtime call and GPU
 //! operation in it, and edges for nesting and order on each CPU thread, the span of each GPU
 //! operation, launch delays, gaps between operations of a stream and synchronisations; its
-//! longest path ([`longest`]) is the critical path; [`charts`] draws it. Tables (HTA mode: the
+//! longest path ([`longest`]) is the critical path; `charts` draws it. Tables (HTA mode: the
 //! oracle's files):
 //! * `critical_path_breakdown`: one row per path edge: the event its time belongs to
 //!   (`event_idx`, `s_name`, `cat`, `pid`, `tid`, `stream`, `index`), `duration` µs, `type` and

@@ -12,7 +12,7 @@
 //!    −1 where an event lacks it).
 //!
 //! Launch calls: `--hta` rows whose category starts with `cuda_runtime` and name with
-//! `cudaLaunchKernel`; default [`super::launch::launch_calls`] without memory calls (so also
+//! `cudaLaunchKernel`; default [`super::launches::launch_calls`] without memory calls (so also
 //! `cuLaunchKernel`, which the range profiler counts as well). HTA raises (IndexError) when a
 //! launch has no enclosing `cpu_op`; the default gives an empty stack.
 //!

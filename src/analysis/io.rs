@@ -10,16 +10,16 @@
 //!   `span_ns` (first call's start to last call's end), `io_pct` (`io_time_ns` over it), the
 //!   `files` it used and its `bytes_read` and `bytes_written`.
 //! * `files`: per file, from the POSIX and stdio calls ([`posix`]; MPI-IO and HDF5 reach files
-//!   through them), replayed per rank ([`replay`]): ranks, sessions (opens) and the most open at
+//!   through them), replayed per rank (`replay`): ranks, sessions (opens) and the most open at
 //!   once, data (read/write) and metadata ops, bytes, times, the access pattern counts and the
-//!   conflicts ([`conflicts`]), and the bytes MPI-IO calls asked for. Most bytes moved first
+//!   conflicts (`conflicts`), and the bytes MPI-IO calls asked for. Most bytes moved first
 //!   (POSIX's or MPI-IO's, whichever is larger: MPI-IO reaches a file through POSIX calls, which
 //!   Recorder traces too unless the MPI library bypasses them, as OpenMPI's `pwritev` does).
 //! * `sizes`: per op (read, write) and request size: calls and bytes; `size_histogram`: calls per
 //!   size bucket (Darshan's buckets).
 //! * `conflicts`: per file, kind (WAW, RAW, WAR), first and second rank: overlapping byte ranges.
 //!
-//! Charts: the timeline (ranks × time by kind of call, [`timeline`]), the size histogram, and the
+//! Charts: the timeline (ranks × time by kind of call, `timeline`), the size histogram, and the
 //! time per function.
 
 mod conflicts;

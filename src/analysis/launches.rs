@@ -67,7 +67,7 @@ const KERNEL_LAUNCH_PREFIXES: [&str; 9] = [
 ];
 
 /// Whether `name` is a call that enqueues one GPU operation and returns (kinetoscope's list, used
-/// without `--hta`): the kernel launches of [`KERNEL_LAUNCH_PREFIXES`] and MTIA's
+/// without `--hta`): the kernel launches of `KERNEL_LAUNCH_PREFIXES` and MTIA's
 /// `runFunction - job_prep_and_submit_for_execution`; with `memory`, asynchronous copies and
 /// sets of the CUDA runtime, the CUDA driver and HIP (`cudaMemcpyAsync`, `cudaMemcpy2DAsync`,
 /// `cudaMemsetAsync`, `cuMemcpyHtoDAsync_v2`, `cuMemsetD32Async`, `hipMemcpyAsync`,

@@ -1,7 +1,7 @@
 //! Host↔device transfers (`kinetoscope transfers`), for Kineto (CUDA, ROCm) and rocprof traces
 //! alike. No HTA counterpart (HTA's `memory_bw` sums Kineto's bandwidth arg over time instead).
 //!
-//! Every GPU memory copy ([`Kind::Memcpy`], complete) counts, on its device (see
+//! Every GPU memory copy ([`crate::model::Kind::Memcpy`], complete) counts, on its device (see
 //! [`super::devices`]). Its direction comes from its name ([`direction`]): Kineto's
 //! `Memcpy HtoD (Pageable -> Device)`, rocprofv3's `Memcpy HtoD (Host -> Device)` (a
 //! device-to-device copy between two agents is read as `Memcpy PtoP`), rocprof v1's

@@ -5,7 +5,7 @@
 //! [`GzipWriter`] streams: it compresses its input in [`BLOCK`]-sized pieces, each on its own
 //! (no dictionary shared across pieces, as `pigz` does) and ended by a sync flush, so the pieces'
 //! deflate output concatenates into one valid stream and one gzip member that any gunzip reads.
-//! Natively, [`THREADS`] pieces are compressed at once on scoped threads; in wasm one at a time.
+//! Natively, `THREADS` pieces are compressed at once on scoped threads; in wasm one at a time.
 //! Memory is a few pieces, whatever the size of the input.
 
 use std::io::{self, Write};

@@ -6,7 +6,7 @@
 //!   value}}` events after the trace's own (HTA `generate_trace_with_counters`, SPEC §2.8).
 //! * Marked rows get their marks as extra `args` members, name and args kept (HTA's `Patterns`,
 //!   SPEC §2.13).
-//! * With [`CompactNames`], every other complete event loses its args and, when a span holds the
+//! * With [`crate::table::CompactNames`], every other complete event loses its args and, when a span holds the
 //!   symbol table, its name becomes its symbol index; the span's args become the table.
 
 use std::io;

@@ -166,7 +166,7 @@ impl FileReader {
     }
 
     /// A reader that leaves the parsing of a Chrome-trace file's events to others (the page's
-    /// workers; see [`blocks`]): after each [`FileReader::push`] and after
+    /// workers; see `blocks`): after each [`FileReader::push`] and after
     /// [`FileReader::end_input`], [`FileReader::take_blocks`] gives blocks of about `block_bytes`
     /// of events to parse with [`parse_block`]; their results go to [`FileReader::add_partial`]
     /// (in any order), and [`FileReader::finish`] once all are in. The rank is the one

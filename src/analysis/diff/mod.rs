@@ -1,6 +1,6 @@
 //! Trace diff: what changed between a control and a test run.
 //!
-//! * `--hta`: HTA's `TraceDiff` ([`hta`], SPEC §3): per operator name, counts and total durations
+//! * `--hta`: HTA's `TraceDiff` (`hta`, SPEC §3): per operator name, counts and total durations
 //!   of the first iteration of one rank of each side.
 //! * kinetoscope's comparison ([`report`]): a side is a set of ranks of one run (a file, a folder,
 //!   or some ranks of a run against its other ranks), read like every other analysis (exact ns;

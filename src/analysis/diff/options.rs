@@ -73,7 +73,7 @@ impl By {
     }
 }
 
-/// Options of [`report`].
+/// Options of `report`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiffOptions {
     /// The main comparison (first table, charted).

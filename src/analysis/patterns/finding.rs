@@ -72,7 +72,7 @@ pub struct Evidence {
     pub start: i64,
     /// End, ns.
     pub end: i64,
-    /// What it is ([`Detail::text`]).
+    /// What it is (`Detail::text`).
     pub detail: Detail,
     /// The time that counts, ns (GPU idle, gaps, copy busy time, gap length).
     pub value: i64,
