@@ -183,13 +183,7 @@ fn call_graph_structure() {
 #[test]
 fn exact_call_graph_matches_the_endpoint_walk() {
     use kinetoscope::analysis::endpoints::{exact_order, Endpoint};
-    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
-    let mut next = |m: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % m
-    };
+    let mut next = util::xorshift(0x9e37_79b9_7f4a_7c15u64);
     for round in 0..300 {
         let n = 1 + next(12);
         let events: Vec<String> = (0..n)

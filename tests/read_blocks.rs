@@ -267,13 +267,7 @@ fn long_stretches_without_events_are_parsed_again_once_not_once_per_block() {
 /// error for error.
 #[test]
 fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
-    let mut seed = 0x2545_f491_4f6c_dd1du64;
-    let mut next = |n: u64| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed % n
-    };
+    let mut next = util::xorshift(0x2545_f491_4f6c_dd1du64);
     for doc_no in 0..40 {
         let objects = |n: u64, k: u64| {
             (0..n).map(|i| format!(r#"{{"id": {i}, "v": [{{"a": {k}}},{{"b": "x}},{{y"}}]}}"#)).collect::<Vec<_>>().join(",")

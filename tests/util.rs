@@ -3,6 +3,17 @@
 
 use std::path::PathBuf;
 
+/// A xorshift64 generator from `seed`: each call gives a number below its argument (the
+/// randomized tests' inputs, the same on every run).
+pub fn xorshift(mut seed: u64) -> impl FnMut(u64) -> u64 {
+    move |m| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed % m
+    }
+}
+
 /// Repository root.
 pub fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
