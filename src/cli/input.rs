@@ -69,10 +69,16 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
         let mut f = File::open(path).map_err(io_err)?;
         let total = f.metadata().map(|m| m.len()).ok();
         let parsers = if total.unwrap_or(0) >= split_from() { parsers } else { 0 };
-        let reader = if parsers > 0 { FileReader::new_split(&name, total, block_bytes()) } else { FileReader::new(&name, total) };
+        // an uncompressed Chrome trace is then read in range jobs: each parsing thread reads its
+        // ranges itself, and this thread only merges (the others are split into content blocks)
+        let reader = match total {
+            Some(total) if parsers > 0 => FileReader::new_ranges(&name, total, block_bytes()),
+            _ if parsers > 0 => FileReader::new_split(&name, total, block_bytes()),
+            _ => FileReader::new(&name, total),
+        };
         let reader = reader.with_max_inflated(MAX_INFLATED.get().copied().unwrap_or(kinetoscope::read::DEFAULT_MAX_INFLATED));
         std::thread::scope(|s| {
-            let mut sink = Sink::new(reader, &name, parsers, s);
+            let mut sink = Sink::new(reader, path, done, parsers, s);
             if total.unwrap_or(0) < PREFETCH_FROM {
                 let mut buf = vec![0u8; CHUNK];
                 loop {
@@ -82,14 +88,26 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
                     }
                     sink.push(&buf[..n])?;
                     done.fetch_add(n as u64, Ordering::Relaxed);
+                    if sink.reader.reads_ranges() {
+                        break;
+                    }
                 }
+                return sink.finish();
+            }
+            // the first chunk tells whether range jobs read the rest
+            let mut buf = vec![0u8; CHUNK];
+            let n = f.read(&mut buf).map_err(io_err)?;
+            sink.push(&buf[..n])?;
+            done.fetch_add(n as u64, Ordering::Relaxed);
+            if n == 0 || sink.reader.reads_ranges() {
                 return sink.finish();
             }
             // large file: a second thread reads the next chunks while this one parses (the kernel's
             // copy out of the page cache is ~13% of a read); buffers go back and forth, 3 in all
             let (full_tx, full_rx) = std::sync::mpsc::sync_channel::<std::io::Result<(Vec<u8>, usize)>>(2);
             let (empty_tx, empty_rx) = std::sync::mpsc::channel::<Vec<u8>>();
-            for _ in 0..3 {
+            let _ = empty_tx.send(buf);
+            for _ in 0..2 {
                 let _ = empty_tx.send(vec![0u8; CHUNK]);
             }
             s.spawn(move || {
@@ -108,6 +126,9 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
                 }
                 sink.push(&buf[..n])?;
                 done.fetch_add(n as u64, Ordering::Relaxed);
+                if sink.reader.reads_ranges() {
+                    break; // decided late (a long head): range jobs read the rest
+                }
                 let _ = empty_tx.send(buf);
             }
             drop(empty_tx); // ends the reading thread if it waits for a buffer
@@ -138,16 +159,20 @@ fn env_number(name: &str) -> Option<u64> {
     std::env::var(name).ok()?.parse().ok()
 }
 
-/// A block and what parsing it gave (`None`: the parser panicked, a bug the panic hook reported).
-type Parsed = Option<(Result<Vec<u8>, kinetoscope::read::BlockError>, Vec<u8>)>;
+/// What parsing a block or range job gave, and the block (`None`: the parser panicked, a bug the
+/// panic hook reported).
+type Parsed = Option<(Result<Vec<u8>, kinetoscope::ReadError>, Option<Vec<u8>>)>;
 
 /// Where the chunks of one file go: its reader, and, for a split reader
-/// ([`FileReader::new_split`]), the threads that parse its blocks ([`kinetoscope::read::parse_block`])
-/// while this one reads (and inflates). The result is the rank the reader alone reads.
-struct Sink {
+/// ([`FileReader::new_split`], [`FileReader::new_ranges`]), the threads that parse its blocks
+/// ([`kinetoscope::read::parse_block`]) or read and parse its range jobs ([`parse_job`]) while
+/// this one reads (and inflates) and merges. The result is the rank the reader alone reads.
+struct Sink<'s> {
     reader: FileReader,
     /// The parsing threads (`None`: the reader parses everything itself).
     parsers: Option<Parsers>,
+    /// Bytes of the file read so far, for the progress line (range jobs add theirs).
+    done: &'s AtomicU64,
 }
 
 /// The parsing threads of a [`Sink`]: blocks go out on `jobs`, results come back on `results`.
@@ -156,36 +181,54 @@ struct Parsers {
     results: std::sync::mpsc::Receiver<Parsed>,
     /// Blocks handed out and not merged above which reading waits (bounds the memory).
     most: u32,
+    /// Blocks and jobs handed out whose result has not come back (a range job after one that
+    /// runs to the end of the file still sends one, which the reader drops).
+    pending: u32,
 }
 
-impl Sink {
+impl<'s> Sink<'s> {
     /// `parsers` threads (0: the reader parses everything itself) in the scope `s`, for the
-    /// file `name`.
-    fn new<'s>(reader: FileReader, name: &str, parsers: usize, s: &'s std::thread::Scope<'s, '_>) -> Sink {
+    /// file at `path`.
+    fn new<'e>(reader: FileReader, path: &'s Path, done: &'s AtomicU64, parsers: usize, s: &'s std::thread::Scope<'s, 'e>) -> Sink<'s> {
         if parsers == 0 {
-            return Sink { reader, parsers: None };
+            return Sink { reader, parsers: None, done };
         }
         let (jobs, queue) = std::sync::mpsc::channel::<Vec<u8>>();
-        let (done, results) = std::sync::mpsc::channel::<Parsed>();
+        let (results_tx, results) = std::sync::mpsc::channel::<Parsed>();
         let queue = std::sync::Arc::new(std::sync::Mutex::new(queue));
+        let name = path.display().to_string();
         for _ in 0..parsers {
-            let (queue, done, name) = (queue.clone(), done.clone(), name.to_string());
-            s.spawn(move || loop {
-                let block = match queue.lock().map(|q| q.recv()) {
-                    Ok(Ok(block)) => block,
-                    _ => return,
-                };
-                // a panic must reach the reading thread, which would otherwise wait for this block
-                let parsed = std::panic::catch_unwind(|| kinetoscope::read::parse_block(&name, &block));
-                let stop = parsed.is_err();
-                if done.send(parsed.ok().map(|p| (p, block))).is_err() || stop {
-                    return;
+            let (queue, results_tx, name) = (queue.clone(), results_tx.clone(), name.clone());
+            s.spawn(move || {
+                // a range job's bytes, kept for the next job; the file opened at the first job
+                let (mut bytes, mut file) = (Vec::new(), None);
+                loop {
+                    let block = match queue.lock().map(|q| q.recv()) {
+                        Ok(Ok(block)) => block,
+                        _ => return,
+                    };
+                    // a panic must reach the reading thread, which would otherwise wait for this block
+                    let range = kinetoscope::read::job_range(&block);
+                    let parsed = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| match range {
+                        Some(range) => (parse_job(path, &name, &mut file, &block, range, &mut bytes), None),
+                        None => {
+                            let parsed = kinetoscope::read::parse_block(&name, &block)
+                                .map_err(|e| kinetoscope::ReadError::new(0, "a parsed block", e.to_string()));
+                            (parsed, Some(block))
+                        }
+                    }));
+                    if let (Some((start, end)), Ok((Ok(_), _))) = (range, &parsed) {
+                        done.fetch_add(end - start, Ordering::Relaxed);
+                    }
+                    let stop = parsed.is_err();
+                    if results_tx.send(parsed.ok()).is_err() || stop {
+                        return;
+                    }
                 }
             });
         }
-        Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32 }) }
+        Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32, pending: 0 }), done }
     }
-
     fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
         self.reader.push(chunk)?;
         self.hand_out(false)
@@ -194,38 +237,107 @@ impl Sink {
     /// Gives ready blocks to the parsers and merges the results that have come back; waits
     /// while more than `most` are not merged yet (until every result is in, with `all`).
     fn hand_out(&mut self, all: bool) -> Result<(), kinetoscope::ReadError> {
-        let Some(p) = &self.parsers else { return Ok(()) };
+        let Some(p) = &mut self.parsers else { return Ok(()) };
         loop {
             for block in self.reader.take_blocks() {
                 p.jobs.send(block).map_err(|_| lost_parser())?;
+                p.pending += 1;
             }
             // merged at once, a result frees its block's bytes
             while let Ok(parsed) = p.results.try_recv() {
+                p.pending -= 1;
                 Self::merge(&mut self.reader, parsed)?;
             }
             // a result that arrived before an earlier block's waits, holding its block: counted
-            let (out, unmerged) = (self.reader.blocks_outstanding(), self.reader.blocks_unmerged());
-            if out == 0 || !all && unmerged <= p.most {
+            if p.pending == 0 || !all && self.reader.blocks_unmerged() <= p.most {
                 return Ok(());
             }
-            Self::merge(&mut self.reader, p.results.recv().unwrap_or(None))?;
+            let parsed = p.results.recv().unwrap_or(None);
+            p.pending -= 1;
+            Self::merge(&mut self.reader, parsed)?;
         }
     }
 
     /// Merges a block's result (`None`: its parser stopped).
     fn merge(reader: &mut FileReader, parsed: Parsed) -> Result<(), kinetoscope::ReadError> {
         let (parsed, block) = parsed.ok_or_else(lost_parser)?;
-        let parsed = parsed.map_err(|e| kinetoscope::ReadError::new(0, "a parsed block", e.to_string()))?;
-        reader.add_partial(parsed, Some(block))
+        reader.add_partial(parsed?, block)
     }
 
     fn finish(mut self) -> Result<RankTrace, kinetoscope::ReadError> {
+        if self.reader.reads_ranges() {
+            // the range jobs count the whole file, the bytes read here to tell its format too
+            self.done.fetch_sub(self.reader.bytes_consumed(), Ordering::Relaxed);
+        }
         if self.parsers.is_some() {
             self.reader.end_input()?;
             self.hand_out(true)?;
         }
         self.parsers = None; // ends the parsing threads
         self.reader.finish()
+    }
+}
+
+/// Bytes read past a range job's end, where its block's last event usually ends (as the page's
+/// helpers do); at most the block size, so that tests' small blocks also read further.
+fn range_margin() -> u64 {
+    (256 << 10).min(block_bytes() as u64)
+}
+
+/// Reads and parses one range job ([`FileReader::new_ranges`]): the file's bytes from the job's
+/// `start` to a little past its `end` (further while [`kinetoscope::read::parse_range`] asks for
+/// more), into `bytes` (kept for the next job), from `file` (opened at the first job); a job that
+/// runs to the end of the file is streamed in chunks.
+fn parse_job(
+    path: &Path,
+    name: &str,
+    file: &mut Option<File>,
+    job: &[u8],
+    (start, end): (u64, u64),
+    bytes: &mut Vec<u8>,
+) -> Result<Vec<u8>, kinetoscope::ReadError> {
+    use std::io::{Seek, SeekFrom};
+    let io_err = |at: u64| move |e: std::io::Error| kinetoscope::ReadError::new(at, "a readable file", e.to_string());
+    let f = match file {
+        Some(f) => f,
+        None => file.insert(File::open(path).map_err(io_err(start))?),
+    };
+    f.seek(SeekFrom::Start(start)).map_err(io_err(start))?;
+    let block_err = |e: kinetoscope::read::BlockError| kinetoscope::ReadError::new(start, "a parsed block", e.to_string());
+    if kinetoscope::read::job_to_end(job) {
+        let mut p = kinetoscope::read::BlockParse::for_job(job).map_err(block_err)?;
+        bytes.resize(CHUNK, 0);
+        loop {
+            let n = f.read(bytes).map_err(io_err(start))?;
+            if n == 0 {
+                return Ok(p.finish(name));
+            }
+            p.push(name, &bytes[..n]);
+        }
+    }
+    let mut have = 0;
+    let mut want = usize::try_from(end.saturating_sub(start) + range_margin()).unwrap_or(usize::MAX);
+    loop {
+        bytes.resize(want, 0);
+        let mut at_eof = false;
+        while have < want {
+            match f.read(&mut bytes[have..want]) {
+                Ok(0) => {
+                    at_eof = true;
+                    break;
+                }
+                Ok(n) => have += n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(io_err(start + have as u64)(e)),
+            }
+        }
+        if let Some(result) = kinetoscope::read::parse_range(name, job, &bytes[..have], at_eof).map_err(block_err)? {
+            return Ok(result);
+        }
+        if at_eof {
+            return Err(kinetoscope::ReadError::new(start, "a range job's block", "the end of the file (parse_range asked for more)"));
+        }
+        want = want.saturating_mul(2);
     }
 }
 

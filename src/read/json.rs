@@ -194,11 +194,38 @@ pub struct ObjectReader<'a> {
 }
 
 #[inline(always)]
-fn ws(b: &[u8], mut i: usize) -> usize {
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r') {
-        i += 1;
+fn ws(b: &[u8], i: usize) -> usize {
+    // most tokens follow one another directly or after one space
+    match b.get(i) {
+        Some(&c) if c > b' ' => i,
+        Some(b' ') if b.get(i + 1).is_some_and(|&c| c > b' ') => i + 1,
+        _ => ws_run(b, i),
     }
-    i
+}
+
+/// [`ws`] past a longer run (a pretty-printed trace's line break and indent): spaces a word
+/// at a time.
+#[inline(never)]
+fn ws_run(b: &[u8], mut i: usize) -> usize {
+    const SPACES: u64 = LO * b' ' as u64;
+    loop {
+        if i + 8 <= b.len() {
+            let x = word(b, i) ^ SPACES;
+            if x == 0 {
+                i += 8;
+                continue;
+            }
+            i += (x.trailing_zeros() / 8) as usize;
+        } else {
+            while b.get(i) == Some(&b' ') {
+                i += 1;
+            }
+        }
+        match b.get(i) {
+            Some(b'\t' | b'\n' | b'\r') => i += 1,
+            _ => return i,
+        }
+    }
 }
 
 impl<'a> ObjectReader<'a> {
@@ -536,6 +563,27 @@ mod tests {
         let e = entries(r#"{"k\u00e9":"v\u00e9", "x":"ÿ"}"#).unwrap();
         assert_eq!((e[0].0.as_str(), &e[0].1), ("ké", &JVal::Str("vé".into())));
         assert_eq!(e[1].1, JVal::Str("ÿ".into()));
+    }
+
+    #[test]
+    fn skips_whitespace_runs_of_every_length() {
+        // spaces with line breaks, tabs and returns at every place, around the word edges, with
+        // a token after them or the end of the buffer
+        for len in 0..40_usize {
+            for odd in [None, Some(0), Some(len / 2), Some(len.saturating_sub(1))] {
+                for other in [b'\n', b'\t', b'\r'] {
+                    let mut b = vec![b' '; len];
+                    if let Some(k) = odd.filter(|&k| k < len) {
+                        b[k] = other;
+                    }
+                    assert_eq!(ws(&b, 0), len, "{b:?}");
+                    b.push(b'"');
+                    b.extend_from_slice(b"   ");
+                    assert_eq!(ws(&b, 0), len, "{b:?}");
+                    assert_eq!(ws(&b, len + 1), len + 4, "{b:?}");
+                }
+            }
+        }
     }
 
     #[test]
