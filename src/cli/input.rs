@@ -87,7 +87,6 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
                         break;
                     }
                     sink.push(&buf[..n])?;
-                    done.fetch_add(n as u64, Ordering::Relaxed);
                     if sink.reader.reads_ranges() {
                         break;
                     }
@@ -98,7 +97,6 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
             let mut buf = vec![0u8; CHUNK];
             let n = f.read(&mut buf).map_err(io_err)?;
             sink.push(&buf[..n])?;
-            done.fetch_add(n as u64, Ordering::Relaxed);
             if n == 0 || sink.reader.reads_ranges() {
                 return sink.finish();
             }
@@ -125,7 +123,6 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
                     break;
                 }
                 sink.push(&buf[..n])?;
-                done.fetch_add(n as u64, Ordering::Relaxed);
                 if sink.reader.reads_ranges() {
                     break; // decided late (a long head): range jobs read the rest
                 }
@@ -181,9 +178,6 @@ struct Parsers {
     results: std::sync::mpsc::Receiver<Parsed>,
     /// Blocks handed out and not merged above which reading waits (bounds the memory).
     most: u32,
-    /// Blocks and jobs handed out whose result has not come back (a range job after one that
-    /// runs to the end of the file still sends one, which the reader drops).
-    pending: u32,
 }
 
 impl<'s> Sink<'s> {
@@ -227,34 +221,37 @@ impl<'s> Sink<'s> {
                 }
             });
         }
-        Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32, pending: 0 }), done }
+        Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32 }), done }
     }
     fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
         self.reader.push(chunk)?;
+        self.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
         self.hand_out(false)
     }
 
     /// Gives ready blocks to the parsers and merges the results that have come back; waits
     /// while more than `most` are not merged yet (until every result is in, with `all`).
     fn hand_out(&mut self, all: bool) -> Result<(), kinetoscope::ReadError> {
-        let Some(p) = &mut self.parsers else { return Ok(()) };
+        let Some(p) = &self.parsers else { return Ok(()) };
         loop {
             for block in self.reader.take_blocks() {
                 p.jobs.send(block).map_err(|_| lost_parser())?;
-                p.pending += 1;
             }
             // merged at once, a result frees its block's bytes
+            let mut merged = false;
             while let Ok(parsed) = p.results.try_recv() {
-                p.pending -= 1;
                 Self::merge(&mut self.reader, parsed)?;
+                merged = true;
+            }
+            if merged {
+                continue; // a merge may have made a job (a block to parse again): handed out first
             }
             // a result that arrived before an earlier block's waits, holding its block: counted
-            if p.pending == 0 || !all && self.reader.blocks_unmerged() <= p.most {
+            let (out, unmerged) = (self.reader.blocks_outstanding(), self.reader.blocks_unmerged());
+            if out == 0 || !all && unmerged <= p.most {
                 return Ok(());
             }
-            let parsed = p.results.recv().unwrap_or(None);
-            p.pending -= 1;
-            Self::merge(&mut self.reader, parsed)?;
+            Self::merge(&mut self.reader, p.results.recv().unwrap_or(None))?;
         }
     }
 
