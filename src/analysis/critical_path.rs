@@ -401,24 +401,26 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
 fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathRow]) -> Table {
     let g = &cp.graph;
     let n = cp.path.len();
-    let (mut event_idx, mut duration, mut kind, mut s_name, mut pid, mut tid, mut stream, mut bound, mut s_cat) =
-        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let (mut start, mut end) = (Vec::new(), Vec::new());
+    let (mut event_idx, mut duration, mut pid, mut tid, mut stream) =
+        (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
+    let (mut start, mut end, mut cat) = (Vec::with_capacity(n), Vec::with_capacity(n), Vec::with_capacity(n));
     for (&e, row) in cp.path.iter().zip(rows) {
         let edge = &g.edges[e as usize];
         let ev = edge.event.map(|x| x as usize);
         event_idx.push(ev.map_or(f64::NAN, |i| f64::from(f.index(r, i))));
         duration.push(row.weight);
-        kind.push(edge.kind.hta_name().to_string());
-        bound.push(row.bound_by.to_string());
-        s_cat.push(ev.map(|i| r.strings.get(f.cat(r, i)).to_string()).unwrap_or_default());
+        cat.push(ev.map(|i| f.cat(r, i)));
         pid.push(ev.map(|i| f.pid(r, i)));
         tid.push(ev.map(|i| f.tid(r, i)));
         stream.push(ev.map_or(f64::NAN, |i| f.stream(r, i) as f64));
-        s_name.push(row.name.clone());
         start.push(g.nodes[edge.src as usize].ts);
         end.push(g.nodes[edge.dst as usize].ts);
     }
+    // the text columns made as tables keep them (each distinct value once), not a `String` a row
+    let kind: Texts = cp.path.iter().map(|&e| g.edges[e as usize].kind.hta_name()).collect();
+    let s_name: Texts = rows.iter().map(|row| row.name.as_str()).collect();
+    let bound: Texts = rows.iter().map(|row| row.bound_by).collect();
+    let s_cat = Texts::by_key(cat, |c| c.map_or("", |c| r.strings.get(c)));
     // each distinct id formatted once; a path step without an event has none
     let ids = |v: Vec<Option<u32>>| Values::Str(Texts::by_key(v, |i| i.map(|i| r.id_text(i)).unwrap_or_default()));
     let mut t = Table::new("critical_path_breakdown");
@@ -428,14 +430,14 @@ fn breakdown_table(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace, rows: &[PathR
     t = t
         .with("event_idx", Unit::None, Values::Float(event_idx.clone()))
         .with("duration", Unit::Us, us_col(duration.into_iter()))
-        .with("type", Unit::None, Values::Str(kind.into()))
-        .with("s_name", Unit::None, Values::Str(s_name.into()))
+        .with("type", Unit::None, Values::Str(kind))
+        .with("s_name", Unit::None, Values::Str(s_name))
         .with("pid", Unit::None, ids(pid))
         .with("tid", Unit::None, ids(tid))
         .with("stream", Unit::None, Values::Float(stream))
         .with("index", Unit::None, Values::Float(event_idx))
-        .with("bound_by", Unit::None, Values::Str(bound.into()))
-        .with("s_cat", Unit::None, Values::Str(s_cat.into()));
+        .with("bound_by", Unit::None, Values::Str(bound))
+        .with("s_cat", Unit::None, Values::Str(s_cat));
     if cp.hta {
         t.sort_canonical(&["event_idx", "type"]);
     } else {

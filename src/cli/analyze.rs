@@ -164,6 +164,7 @@ pub(super) fn timings() -> bool {
 /// the plan's order (so the files and `_status.csv` do not depend on the threads).
 pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &How) -> Result<()> {
     let timings = timings();
+    let begun = std::time::Instant::now();
     let ranks = how.ranks.as_deref().map(parse_int_list).transpose()?.flatten();
     let options = parse_options(&how.options)?;
     let traces = how.traces || how.hta;
@@ -184,6 +185,9 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             });
             ctx.frames();
         });
+    }
+    if timings {
+        eprintln!("timing\tframes and links\t{:.3}{}", begun.elapsed().as_secs_f64(), memory());
     }
     let mut plan = hta_plan(&ctx);
     // a variant (a step with its own options) does not redraw the analysis' charts
@@ -217,6 +221,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     // order: the two `sequences` runs write a trace of the same name), so without traces a
     // step never waits
     let written_so_far = Progress { ahead: if traces { AHEAD } else { usize::MAX }, ..Progress::default() };
+    let clock = std::time::Instant::now();
     std::thread::scope(|s| -> Result<()> {
         // however the writing below ends, the threads stop waiting for it
         let _release = Release(&written_so_far);
@@ -231,6 +236,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                     break;
                 }
                 let started = std::time::Instant::now();
+                let at = (started - clock).as_secs_f64();
                 let faults = thread_faults();
                 let result = run_step(ctx, step);
                 let ran = started.elapsed().as_secs_f64();
@@ -240,7 +246,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                     .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
                 crate::give_back_freed_memory();
                 let faults = thread_faults() - faults;
-                if tx.send((i, result, ran, started.elapsed().as_secs_f64() - ran, faults)).is_err() {
+                if tx.send((i, result, (at, ran), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
                     break;
                 }
             });
@@ -250,7 +256,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         // before it are
         let mut waiting = std::collections::BTreeMap::new();
         for (i, step) in plan.iter().enumerate() {
-            let (result, ran, wrote, faults) = loop {
+            let (result, (at, ran), wrote, faults) = loop {
                 if let Some(r) = waiting.remove(&i) {
                     break r;
                 }
@@ -276,13 +282,16 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             }
             if timings {
                 let traced = started.elapsed().as_secs_f64();
-                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}\tfaults={faults}", wrote + traced, memory());
+                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}\tfaults={faults}\tat={at:.3}", wrote + traced, memory());
             }
             written_so_far.set(i + 1);
         }
         Ok(())
     })?;
     std::fs::write(out.join("_status.csv"), status)?;
+    if timings {
+        eprintln!("timing\tanalyses\t{:.3}{}", begun.elapsed().as_secs_f64(), memory());
+    }
     eprintln!("wrote {written} files to {} ({failed} analyses not applicable, see _status.csv)", out.display());
     if traces_left > 0 {
         eprintln!("{traces_left} produced traces (copies of a rank with an analysis' marks or counters) not written: --traces writes them");
