@@ -185,6 +185,9 @@ fn draw_categories<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, st: &Style
         .draw_series(c.segments.iter().map(|s| Rectangle::new([at(s.cat, s.slot.0, s.lo), at(s.cat, s.slot.1, s.hi)], s.color.filled())))
         .map_err(e2s)?;
     for s in &c.segments {
+        if !hover.wants() {
+            break;
+        }
         hover.add(chart.backend_coord(&at(s.cat, s.slot.0, s.lo)), chart.backend_coord(&at(s.cat, s.slot.1, s.hi)), s.text.clone());
     }
     let ink = st.axis().stroke_width(st.upx(1.5).max(1));

@@ -52,11 +52,20 @@ pub struct Region {
 pub(super) struct Hover {
     base: (i32, i32),
     pub(super) regions: Vec<Region>,
+    /// The regions are returned (the page's canvas), not dropped (an SVG or PNG file).
+    wanted: bool,
 }
 
 impl Hover {
-    fn new<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>) -> Hover {
-        Hover { base: area.get_base_pixel(), regions: Vec::new() }
+    fn new<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, wanted: bool) -> Hover {
+        Hover { base: area.get_base_pixel(), regions: Vec::new(), wanted }
+    }
+
+    /// Whether a region added now is kept: regions are wanted and fewer than [`MAX_REGIONS`]
+    /// so far. Charts of many elements make a region's text only then (a critical-path
+    /// timeline's 12 k runs cost more in hover text than in drawing).
+    pub(super) fn wants(&self) -> bool {
+        self.wanted && self.regions.len() < MAX_REGIONS
     }
 
     /// A region between two corners in backend pixels (any order).
@@ -75,6 +84,9 @@ impl Hover {
     }
 
     fn add_region(&mut self, a: (i32, i32), b: (i32, i32), text: String, frame: Option<usize>, top: bool) {
+        if !self.wants() {
+            return;
+        }
         let (x0, x1) = (a.0.min(b.0) - self.base.0, a.0.max(b.0) - self.base.0);
         let (y0, y1) = (a.1.min(b.1) - self.base.1, a.1.max(b.1) - self.base.1);
         self.regions.push(Region { x0: x0 as f64, y0: y0 as f64, x1: x1.max(x0 + 1) as f64, y1: y1.max(y0 + 1) as f64, text, frame, top });
@@ -90,16 +102,21 @@ pub(super) fn e2s<E: std::fmt::Debug>(e: E) -> String {
 
 /// Draws `chart` on `area` in the light style at scale 1 (the CLI's SVG and PNG).
 pub fn draw<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart) -> Result<(), String> {
-    draw_styled(area, chart, &Style::LIGHT).map(|_| ())
+    draw_in(area, chart, &Style::LIGHT, false).map(|_| ())
 }
 
 /// Draws `chart` on `area` in `style`; returns its hover regions in CSS pixels (device pixels
 /// divided by `style.scale`), at most [`MAX_REGIONS`].
 pub fn draw_styled<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart, style: &Style) -> Result<Vec<Region>, String> {
+    draw_in(area, chart, style, true)
+}
+
+/// [`draw_styled`]; the hover regions are made only if `regions` (else the result is empty).
+fn draw_in<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, chart: &Chart, style: &Style, regions: bool) -> Result<Vec<Region>, String> {
     use super::{bars, flame, plots, timeline};
     ensure_font()?;
     area.fill(&style.background()).map_err(e2s)?;
-    let mut h = Hover::new(area);
+    let mut h = Hover::new(area, regions);
     let st = style;
     match chart {
         Chart::StackedBars { title, x_label, y_label, categories, series } => {

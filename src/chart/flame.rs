@@ -230,10 +230,17 @@ pub(super) fn flame<DB: DrawingBackend>(
                 plot.draw(&Text::new(label, (x0 + pad, y0 + (row - gap) / 2), font)).map_err(e2s)?;
             }
         }
-        let share = 100.0 * f.total / view.total();
-        let text =
-            format!("{}\ntotal {} {unit} ({} % of the view)\nself {} {unit}", f.name, number(f.total), number(share), number(f.self_value));
-        hover.add_frame((base_x + x0, base_y + y0), (base_x + x1, base_y + y1), text, i);
+        if hover.wants() {
+            let share = 100.0 * f.total / view.total();
+            let text = format!(
+                "{}\ntotal {} {unit} ({} % of the view)\nself {} {unit}",
+                f.name,
+                number(f.total),
+                number(share),
+                number(f.self_value)
+            );
+            hover.add_frame((base_x + x0, base_y + y0), (base_x + x1, base_y + y1), text, i);
+        }
     }
     let mut note = Vec::new();
     if top > 0 {

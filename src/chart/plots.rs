@@ -95,6 +95,9 @@ pub(super) fn histogram<DB: DrawingBackend>(
     chart.draw_series(bins.iter().map(|b| Rectangle::new([(b.0, 0.0), (b.1, b.2 as f64)], color(0).filled()))).map_err(e2s)?;
     let unit = unit_of(x_label);
     for b in bins.iter().filter(|b| b.2 > 0) {
+        if !hover.wants() {
+            break;
+        }
         let text = format!("{} – {}\ncount: {}", number(b.0), value_text("", b.1, unit), b.2);
         hover.add(chart.backend_coord(&(b.0, 0.0)), chart.backend_coord(&(b.1, b.2 as f64)), text);
     }
@@ -161,7 +164,7 @@ pub(super) fn lines<DB: DrawingBackend>(
     for (li, l) in lines.iter().enumerate() {
         let p: Vec<(f64, f64)> = l.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
         for &(x, y) in &p {
-            if k % every == 0 {
+            if k % every == 0 && hover.wants() {
                 let (px, py) = chart.backend_coord(&(x, y));
                 hover.add((px - r, py - r), (px + r, py + r), format!("{}\n{}\n{}", l.name, value_text(xq, x, xu), value_text(yq, y, yu)));
             }
@@ -208,6 +211,9 @@ pub(super) fn columns<DB: DrawingBackend>(
         let p: Vec<(f64, f64)> = s.points.iter().copied().filter(|p| p.0.is_finite() && p.1.is_finite()).collect();
         chart.draw_series(p.iter().map(|&(x, y)| Rectangle::new([(x - 0.4, 0.0), (x + 0.4, y.max(0.0))], c.filled()))).map_err(e2s)?;
         for &(x, y) in p.iter().take(MAX_REGIONS) {
+            if !hover.wants() {
+                break;
+            }
             let name = if series.len() > 1 { format!("{}\n", s.name) } else { String::new() };
             let text = format!("{x_label} {}\n{name}{}", number(x), value_text(yq, y, yu));
             hover.add(chart.backend_coord(&(x - 0.4, 0.0)), chart.backend_coord(&(x + 0.4, y.max(0.0))), text);
@@ -275,10 +281,16 @@ pub(super) fn waterfall<DB: DrawingBackend>(
     chart.draw_series(rows().map(|(y, b)| Rectangle::new([(b.1, y - h), (b.2.max(b.1), y + h)], blue.filled()))).map_err(e2s)?;
     let unit = unit_of(x_label);
     for &(s, e) in &gaps {
+        if !hover.wants() {
+            break;
+        }
         let text = format!("bubble\n{} – {} ({})", number(s), value_text("", e, unit), value_text("", e - s, unit));
         hover.add(chart.backend_coord(&(s, lane - 0.4)), chart.backend_coord(&(e, lane + 0.4)), text);
     }
     for (y, b) in rows() {
+        if !hover.wants() {
+            break;
+        }
         let text = format!("{}\n{} – {} ({})", b.0, number(b.1), value_text("", b.2, unit), value_text("", b.2 - b.1, unit));
         hover.add(chart.backend_coord(&(b.1, y - h)), chart.backend_coord(&(b.2.max(b.1), y + h)), text);
     }

@@ -86,6 +86,9 @@ pub(super) fn timeline<DB: DrawingBackend>(
         chart.draw_series(std::iter::once(PathElement::new(vec![from, to], style))).map_err(e2s)?;
         let head = chart.backend_coord(&to);
         chart.plotting_area().draw(&Circle::new(to, st.px(3.0), paint(a.4).filled())).map_err(e2s)?;
+        if !hover.wants() {
+            continue;
+        }
         let what = kinds.get(a.4 as usize).map_or("", String::as_str);
         let joins = arrow_labels.get(i).filter(|l| !l.is_empty()).map_or_else(|| what.to_string(), |l| format!("{what}: {l}"));
         let text = format!(
@@ -100,6 +103,9 @@ pub(super) fn timeline<DB: DrawingBackend>(
         hover.add_top((head.0 - r, head.1 - r), (head.0 + r, head.1 + r), text);
     }
     for (i, r) in runs.iter().enumerate().filter(|(_, r)| ok(r)) {
+        if !hover.wants() {
+            break;
+        }
         let what = kinds.get(r.3 as usize).map_or("", String::as_str);
         let name = run_labels.get(i).filter(|l| !l.is_empty()).map_or_else(String::new, |l| format!("\n{l}"));
         let text = format!(
@@ -156,5 +162,34 @@ mod tests {
         // the muted kind is grey, the others their palette colour (kind 1: orange)
         assert!(svg.contains("#C4C4C4") && svg.contains("#F28E2B"), "{svg}");
         assert!(!svg.contains("#4E79A7"), "kind 0 is muted, not blue");
+    }
+
+    #[test]
+    fn regions_stop_at_the_limit_and_files_get_none_but_every_run_is_drawn() {
+        use super::super::draw::{charts_svg, MAX_REGIONS};
+        let n = MAX_REGIONS + 500;
+        let chart = Chart::Timeline {
+            title: "t".into(),
+            x_label: "time (µs)".into(),
+            y_label: "thread / stream".into(),
+            lanes: vec!["CPU 1 / 1".into()],
+            kinds: vec!["CPU on the path".into()],
+            runs: (0..n).map(|i| (0, i as f64, i as f64 + 1.0, 0)).collect(),
+            arrows: vec![],
+            muted: None,
+            run_labels: vec![],
+            arrow_labels: vec![],
+        };
+        let (r, svg) = regions(&chart);
+        assert_eq!(r.len(), MAX_REGIONS);
+        assert_eq!(
+            r[MAX_REGIONS - 1].text,
+            format!("thread / stream CPU 1 / 1: CPU on the path\n{} – {} µs (1 µs)", MAX_REGIONS - 1, MAX_REGIONS)
+        );
+        // the file (no hover regions) draws the same runs
+        let file = charts_svg(std::slice::from_ref(&chart)).unwrap();
+        let rects = |s: &str| s.matches("<rect").count();
+        assert!(rects(&svg) >= n, "{} rects for {n} runs", rects(&svg));
+        assert_eq!(rects(&file), rects(&svg));
     }
 }
