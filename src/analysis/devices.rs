@@ -6,6 +6,7 @@
 //! puts each GPU in a process of its own number), else -1 (a rocprof host-to-host copy). Only
 //! complete events (phase `X`) count.
 
+use crate::model::events::IntArgsInOrder;
 use crate::model::{EventId, Format, IntArg, Kind, Phase, RankTrace};
 
 /// A GPU operation: start and end (ns, trace clock) and its row in the rank's event table.
@@ -51,8 +52,19 @@ impl DeviceOps {
 
 /// The device of GPU event `e` (see the module doc).
 pub fn device_of(r: &RankTrace, e: EventId) -> i64 {
+    device_from(r, e, r.events.int_arg(e, IntArg::Device))
+}
+
+/// [`device_of`] for a pass over rows in ascending order (`args` from
+/// `r.events.int_args_in_order()`).
+pub fn device_in_order(r: &RankTrace, e: EventId, args: &mut IntArgsInOrder<'_>) -> i64 {
+    device_from(r, e, args.get(e, IntArg::Device))
+}
+
+/// Row `e`'s device given its `device` argument.
+fn device_from(r: &RankTrace, e: EventId, device: Option<i64>) -> i64 {
     let table = matches!(r.format, Some(Format::RocprofV1Csv | Format::RocprofV3Csv | Format::RocprofV3Json));
-    r.events.int_arg(e, IntArg::Device).unwrap_or(if table { -1 } else { i64::from(r.events.pid.get(e as usize)) })
+    device.unwrap_or(if table { -1 } else { i64::from(r.events.pid.get(e as usize)) })
 }
 
 /// The kernels, copies and memsets of rank `r`, per device (devices ascending; devices without
@@ -60,12 +72,13 @@ pub fn device_of(r: &RankTrace, e: EventId) -> i64 {
 pub fn device_ops(r: &RankTrace) -> Vec<DeviceOps> {
     let ev = &r.events;
     let mut devices: Vec<DeviceOps> = Vec::new();
+    let mut args = ev.int_args_in_order();
     for e in 0..ev.len() {
         let kind = ev.kind[e];
         if !matches!(kind, Kind::Kernel | Kind::Memcpy | Kind::Memset) || ev.phase[e] != Phase::Complete {
             continue;
         }
-        let device = device_of(r, e as EventId);
+        let device = device_in_order(r, e as EventId, &mut args);
         let d = match devices.iter().position(|d| d.device == device) {
             Some(i) => i,
             None => {

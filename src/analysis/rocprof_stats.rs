@@ -18,7 +18,7 @@
 use std::collections::BTreeMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Params};
-use super::devices::device_of;
+use super::devices::device_in_order;
 use super::stats::median;
 use crate::model::{Kind, Phase};
 use crate::table::{Report, Table, Unit, Values};
@@ -43,11 +43,12 @@ fn run(ctx: &Context<'_>, _: &Params) -> Result<Report, AnalysisError> {
     for &p in &ctx.selected {
         let r = &ctx.trace.ranks[p];
         let ev = &r.events;
+        let mut args = ev.int_args_in_order();
         for e in 0..ev.len() {
             if ev.kind[e] == Kind::Kernel && ev.phase[e] == Phase::Complete {
                 let name = r.name(e as u32);
                 by.entry(name).or_default().push(ev.dur.get(e));
-                per_gpu.entry((r.rank, device_of(r, e as u32))).or_default().entry(name).or_default().push(ev.dur.get(e));
+                per_gpu.entry((r.rank, device_in_order(r, e as u32, &mut args))).or_default().entry(name).or_default().push(ev.dur.get(e));
             }
         }
     }

@@ -301,4 +301,52 @@ impl EventTable {
         let start = self.int_args.partition_point(|a| a.0 < e);
         self.int_args[start..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
     }
+
+    /// A reader of the sparse integer arguments for a pass over rows in ascending order: it
+    /// walks the list once, where [`EventTable::int_arg`] searches all of it for each row.
+    pub fn int_args_in_order(&self) -> IntArgsInOrder<'_> {
+        IntArgsInOrder { args: &self.int_args, at: 0 }
+    }
+}
+
+/// See [`EventTable::int_args_in_order`].
+pub struct IntArgsInOrder<'a> {
+    args: &'a [(EventId, IntArg, i64)],
+    at: usize,
+}
+
+impl IntArgsInOrder<'_> {
+    /// Sparse integer argument `arg` of row `e`; rows must come in ascending order (a row
+    /// before the last one asked finds nothing).
+    pub fn get(&mut self, e: EventId, arg: IntArg) -> Option<i64> {
+        while self.args.get(self.at).is_some_and(|a| a.0 < e) {
+            self.at += 1;
+        }
+        self.args[self.at..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn int_args_in_order_answer_as_int_arg_does() {
+        let mut t = EventTable::default();
+        // rows 1 and 4 have arguments (row 4 two), the others none; row 9 is past the list
+        t.push_int_arg(1, IntArg::Device, 3);
+        t.push_int_arg(4, IntArg::Bytes, 64);
+        t.push_int_arg(4, IntArg::Device, 5);
+        for arg in [IntArg::Device, IntArg::Bytes, IntArg::WaitOnStream] {
+            let mut walk = t.int_args_in_order();
+            for e in 0..10 {
+                assert_eq!(walk.get(e, arg), t.int_arg(e, arg), "row {e}, {arg:?}");
+            }
+        }
+        // asking the same row twice, or skipping rows, is fine
+        let mut walk = t.int_args_in_order();
+        assert_eq!(walk.get(4, IntArg::Bytes), Some(64));
+        assert_eq!(walk.get(4, IntArg::Device), Some(5));
+        assert_eq!(walk.get(9, IntArg::Device), None);
+    }
 }
