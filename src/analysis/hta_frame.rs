@@ -164,8 +164,9 @@ pub const CSV_COLUMNS: [&str; 17] = [
 pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
     let ranks = frames.iter().zip(&trace.ranks);
-    let min_ts_us = ranks.clone().filter_map(|(f, r)| (0..f.len()).map(|i| f.ts(r, i)).min()).min();
     let min_ts_ns = ranks.filter_map(|(f, r)| (0..f.len()).map(|i| f.ts_ns(r, i)).min()).min();
+    // before the alignment `ts` is the floor of `ts_ns` in µs, which keeps the order
+    let min_ts_us = min_ts_ns.map(|t| t.div_euclid(1000));
     for f in &mut frames {
         for t in &mut f.rounded_ts_ns {
             *t -= min_ts_ns.unwrap_or(0);
@@ -225,14 +226,26 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         return HtaFrame { rank: r.rank, ..Default::default() };
     }
     let ev = &r.events;
-    let rows: Vec<EventId> = (0..ev.len()).filter(|&e| kept(r, e)).map(|e| e as EventId).collect();
     let rounded = r.meta.ts_fractional_or_missing && !exact;
-    // `dur` is int64 only if no element of the event array lacks it (NaN) and, without
-    // rounding, every value is an integer; with rounding, `end` is NaN (so `dur` float64) also
-    // for an element without `ts` (such elements are not rows, so they count as lacking `dur`).
-    let with_dur = (0..ev.len()).filter(|&e| ev.has_dur(e as EventId) && ev.phase[e] != Phase::Begin).count() as u64;
+    // the rows ([`kept`]: each `cat` tested once, not once per row), and in the same pass what
+    // the `dur` column's type needs: it is int64 only if no element of the event array lacks it
+    // (NaN) and, without rounding, every value is an integer; with rounding, `end` is NaN (so
+    // `dur` float64) also for an element without `ts` (such elements are not rows, so they count
+    // as lacking `dur`)
+    let trace_cat: Vec<bool> = r.strings.iter().map(|s| s == "Trace").collect();
+    let need = flags::HAS_DUR | flags::HAS_CAT;
+    let (mut rows, mut with_dur, mut fractional) = (Vec::new(), 0u64, false);
+    for e in 0..ev.len() {
+        let (flag, begin) = (ev.flags[e], ev.phase[e] == Phase::Begin);
+        if flag & flags::HAS_DUR != 0 {
+            with_dur += u64::from(!begin);
+            fractional = fractional || !rounded && ev.dur.get(e) % 1000 != 0;
+        }
+        if flag & need == need && !begin && !trace_cat[ev.cat.get(e).0 as usize] {
+            rows.push(e as EventId);
+        }
+    }
     let elements = r.counts.events + r.counts.empty_placeholders;
-    let fractional = !rounded && (0..ev.len()).any(|e| ev.has_dur(e as EventId) && ev.dur.get(e) % 1000 != 0);
     let dur_is_float = with_dur < elements || fractional;
     // HTA's (ts, dur), µs, of model row e
     let times = |e: usize| {
@@ -256,11 +269,21 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     let partner;
     (f.index_correlation, partner) = index_correlation(&f, r);
     let mut values: rustc_hash::FxHashMap<i64, u32> = Default::default();
+    // rows of one step come in runs: the last value's code is reused without a lookup
+    let mut last = None;
     f.iterations = iteration(&f, r, exact, &partner)
         .into_iter()
         .map(|it| {
-            let next = values.len() as u32;
-            *values.entry(it.unwrap_or(NAN_ITERATION)).or_insert(next)
+            let v = it.unwrap_or(NAN_ITERATION);
+            match last {
+                Some((lv, code)) if lv == v => code,
+                _ => {
+                    let next = values.len() as u32;
+                    let code = *values.entry(v).or_insert(next);
+                    last = Some((v, code));
+                    code
+                }
+            }
         })
         .collect();
     f.iteration_values = vec![0; values.len()];
