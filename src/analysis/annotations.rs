@@ -104,7 +104,8 @@ pub fn parse_patterns(s: &str) -> Vec<String> {
 /// last-step filter, §1.9) that HTA parses has it as category or name.
 pub fn hta_has_symbol(trace: &Trace, symbol: &str) -> bool {
     trace.ranks.iter().any(|r| {
-        (0..r.events.len()).any(|e| kept(r, e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name.get(e)) == symbol))
+        let kept = kept(r);
+        (0..r.events.len()).any(|e| kept(e) && (r.cat(e as EventId) == symbol || r.strings.get(r.events.name.get(e)) == symbol))
     })
 }
 

@@ -50,21 +50,11 @@ impl DeviceOps {
     }
 }
 
-/// The device of GPU event `e` (see the module doc).
-pub fn device_of(r: &RankTrace, e: EventId) -> i64 {
-    device_from(r, e, r.events.int_arg(e, IntArg::Device))
-}
-
-/// [`device_of`] for a pass over rows in ascending order (`args` from
-/// `r.events.int_args_in_order()`).
+/// The device of GPU event `e` (see the module doc), in a pass over rows in ascending order
+/// (`args` from `r.events.int_args_in_order()`).
 pub fn device_in_order(r: &RankTrace, e: EventId, args: &mut IntArgsInOrder<'_>) -> i64 {
-    device_from(r, e, args.get(e, IntArg::Device))
-}
-
-/// Row `e`'s device given its `device` argument.
-fn device_from(r: &RankTrace, e: EventId, device: Option<i64>) -> i64 {
     let table = matches!(r.format, Some(Format::RocprofV1Csv | Format::RocprofV3Csv | Format::RocprofV3Json));
-    device.unwrap_or(if table { -1 } else { i64::from(r.events.pid.get(e as usize)) })
+    args.get(e, IntArg::Device).unwrap_or(if table { -1 } else { i64::from(r.events.pid.get(e as usize)) })
 }
 
 /// The kernels, copies and memsets of rank `r`, per device (devices ascending; devices without

@@ -202,11 +202,13 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     HtaFrames { min_ts_us, profiler_step_symbols, filtered, exact: opts.exact, ranks: frames }
 }
 
-/// Whether HTA keeps model row `e` at all (§1.2.5): its cat and name are then symbols of HTA's
-/// table even when the row is later filtered out (§1.9).
-pub fn kept(r: &RankTrace, e: usize) -> bool {
+/// Whether HTA keeps a model row of `r` at all (§1.2.5): its cat and name are then symbols of
+/// HTA's table even when the row is later filtered out (§1.9). For a pass over many rows: each
+/// `cat` is tested once, not once per row.
+pub fn kept(r: &RankTrace) -> impl Fn(usize) -> bool + '_ {
+    let trace_cat: Vec<bool> = r.strings.iter().map(|s| s == "Trace").collect();
     let need = flags::HAS_DUR | flags::HAS_CAT;
-    r.events.flags[e] & need == need && r.events.phase[e] != Phase::Begin && r.cat(e as EventId) != "Trace"
+    move |e| r.events.flags[e] & need == need && r.events.phase[e] != Phase::Begin && !trace_cat[r.events.cat.get(e).0 as usize]
 }
 
 /// The step number of a name HTA treats as a profiler step: `re.match(r"ProfilerStep\s*#\s*(\d+)")`
@@ -227,21 +229,18 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
     }
     let ev = &r.events;
     let rounded = r.meta.ts_fractional_or_missing && !exact;
-    // the rows ([`kept`]: each `cat` tested once, not once per row), and in the same pass what
-    // the `dur` column's type needs: it is int64 only if no element of the event array lacks it
-    // (NaN) and, without rounding, every value is an integer; with rounding, `end` is NaN (so
-    // `dur` float64) also for an element without `ts` (such elements are not rows, so they count
-    // as lacking `dur`)
-    let trace_cat: Vec<bool> = r.strings.iter().map(|s| s == "Trace").collect();
-    let need = flags::HAS_DUR | flags::HAS_CAT;
+    // the rows, and in the same pass what the `dur` column's type needs: it is int64 only if no
+    // element of the event array lacks it (NaN) and, without rounding, every value is an
+    // integer; with rounding, `end` is NaN (so `dur` float64) also for an element without `ts`
+    // (such elements are not rows, so they count as lacking `dur`)
+    let kept = kept(r);
     let (mut rows, mut with_dur, mut fractional) = (Vec::new(), 0u64, false);
     for e in 0..ev.len() {
-        let (flag, begin) = (ev.flags[e], ev.phase[e] == Phase::Begin);
-        if flag & flags::HAS_DUR != 0 {
-            with_dur += u64::from(!begin);
+        if ev.has_dur(e as EventId) {
+            with_dur += u64::from(ev.phase[e] != Phase::Begin);
             fractional = fractional || !rounded && ev.dur.get(e) % 1000 != 0;
         }
-        if flag & need == need && !begin && !trace_cat[ev.cat.get(e).0 as usize] {
+        if kept(e) {
             rows.push(e as EventId);
         }
     }

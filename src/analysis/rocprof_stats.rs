@@ -12,7 +12,7 @@
 //! Table `stats_extended`: the same with min, max, median and the population standard deviation.
 //!
 //! Table `stats_per_gpu`: the `stats` columns per rank (a rocprofv3 process) and GPU
-//! ([`super::devices::device_of`]), the percentage of that GPU's kernel time; rows by rank, GPU,
+//! ([`super::devices::device_in_order`]), the percentage of that GPU's kernel time; rows by rank, GPU,
 //! then as `stats`. `stats` itself is the total over every selected rank and GPU.
 
 use std::collections::BTreeMap;
