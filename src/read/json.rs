@@ -281,7 +281,13 @@ impl<'a> ObjectReader<'a> {
         let (w0, w1) = (word(b, i + 1), word(b, i + 9));
         let (m0, m1) = (eq_mask(w0, b'"') | eq_mask(w0, b'\\'), eq_mask(w1, b'"') | eq_mask(w1, b'\\'));
         // the key's length: bytes before the first quote or backslash (in the first word or the second)
-        let len = if m0 != 0 { (m0.trailing_zeros() / 8) as usize } else if m1 != 0 { 8 + (m1.trailing_zeros() / 8) as usize } else { return None };
+        let len = if m0 != 0 {
+            (m0.trailing_zeros() / 8) as usize
+        } else if m1 != 0 {
+            8 + (m1.trailing_zeros() / 8) as usize
+        } else {
+            return None;
+        };
         // every byte before it ASCII (no high bit below the hit)
         let high = if len < 8 { w0 & HI & ((1u64 << (len * 8)) - 1) } else { (w0 & HI) | (w1 & HI & ((1u64 << ((len - 8) * 8)) - 1)) };
         let end = i + 1 + len;
@@ -403,10 +409,7 @@ impl<'a> ObjectReader<'a> {
                 Ok((JVal::Array(&b[i..end]), end))
             }
             Some(b'-' | b'0'..=b'9') => {
-                let mut j = i + 1;
-                while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
-                    j += 1;
-                }
+                let j = number_end(b, i + 1);
                 Ok((JVal::Num(&b[i..j]), j))
             }
             Some(b't') if b[i..].starts_with(b"true") => Ok((JVal::Bool(true), i + 4)),
@@ -418,6 +421,30 @@ impl<'a> ObjectReader<'a> {
             _ => Err(JsonError { at: i, expected: "a JSON value" }),
         }
     }
+}
+
+/// End (exclusive) of the number whose text continues at `j`: its digits a word at a time (a
+/// time in µs has 16), then what follows them (`.`, an exponent) byte by byte.
+#[inline(always)]
+fn number_end(b: &[u8], mut j: usize) -> usize {
+    while j + 8 <= b.len() {
+        let w = word(b, j);
+        // per byte, the high bit of `ge0` is set if its low 7 bits are at least '0', that of
+        // `gt9` if they are above '9' (no borrow or carry crosses a byte): a digit has the first,
+        // not the second, and no high bit of its own
+        let ge0 = (w | HI).wrapping_sub(LO * b'0' as u64);
+        let gt9 = (w & !HI) + LO * (0x80 - b'9' as u64 - 1);
+        let other = (!ge0 | gt9 | w) & HI;
+        if other != 0 {
+            j += (other.trailing_zeros() / 8) as usize;
+            break;
+        }
+        j += 8;
+    }
+    while j < b.len() && matches!(b[j], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+        j += 1;
+    }
+    j
 }
 
 /// End (exclusive) of the balanced `open`…`close` value starting at `i`, skipping strings.
@@ -629,6 +656,22 @@ mod tests {
         }
         assert_eq!(entries(r#"{"abcdefgh":1 "b":2}"#).unwrap_err().expected, "',' or '}'");
         assert_eq!(entries(r#"{"abc" "x"}"#).unwrap_err().expected, "':'");
+    }
+
+    #[test]
+    fn numbers_end_where_a_plain_scan_ends() {
+        // every byte value after runs of digits of every length around the word edges
+        let plain = |b: &[u8]| b.iter().position(|c| !matches!(c, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-')).unwrap_or(b.len());
+        for len in 0..20 {
+            for c in 0..=255u8 {
+                for tail in [&b""[..], b"1x   ", b"123456789"] {
+                    let mut b = vec![b'7'; len];
+                    b.push(c);
+                    b.extend_from_slice(tail);
+                    assert_eq!(number_end(&b, 0), plain(&b), "{b:?}");
+                }
+            }
+        }
     }
 
     #[test]

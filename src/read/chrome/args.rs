@@ -143,3 +143,54 @@ impl ChromeSink<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(json: &str) -> ArgVals {
+        let mut a = ArgVals::new();
+        parse_args(&mut ObjectReader::new(json.as_bytes()).unwrap(), &mut a).unwrap();
+        a
+    }
+
+    #[test]
+    fn every_kept_key_is_read() {
+        // every key the model keeps, among others it does not
+        let a = read(
+            r#"{"Ev Idx": 1, "stream": 7, "grid": [1, 1, 1], "correlation": 11, "External id": 5, "size": 64,
+                "bytes": 32, "device": 1, "BeginNs": 100, "EndNs": 200, "wait_on_stream": 3,
+                "wait_on_cuda_event_record_corr_id": 9, "Record function id": 4, "memory bandwidth (GB/s)": 1.5,
+                "start_time": "10 us", "end_time": "20 us", "registers per thread": 32}"#,
+        );
+        assert_eq!((a.stream, a.correlation, a.external_id, a.size, a.alt), (7, 11, 5, Some(64), 0));
+        assert_eq!(a.paddle, (Some(10_000), Some(20_000)));
+        let want = [
+            (IntArg::Bytes, 32),
+            (IntArg::Device, 1),
+            (IntArg::BeginNs, 100),
+            (IntArg::EndNs, 200),
+            (IntArg::WaitOnStream, 3),
+            (IntArg::WaitOnEventRecordCorrelation, 9),
+            (IntArg::RecordFunctionId, 4),
+            (IntArg::MemoryBwGbpsBits, 1.5f64.to_bits() as i64),
+        ];
+        assert_eq!(a.ints, want);
+    }
+
+    #[test]
+    fn other_spellings_and_escaped_keys() {
+        let a = read(r#"{"stream-id": 2, "correlation id": 8, "external id": 6}"#);
+        assert_eq!((a.stream, a.correlation, a.external_id), (2, 8, 6));
+        assert_eq!(a.alt, flags::CORRELATION_ALT_KEY | flags::EXTERNAL_ID_ALT_KEY);
+        assert_eq!(read(r#"{"correlation_id": 4, "External ID": 3}"#).correlation, 4);
+        // `cid` only without `correlation`
+        assert_eq!(read(r#"{"cid": 5}"#).correlation, 5);
+        assert_eq!(read(r#"{"cid": 5, "correlation": 3}"#).correlation, 3);
+        // a key with escapes is its unescaped text
+        assert_eq!(read(r#"{"st\u0072eam": 4, "dev\u0069ce": 2}"#).stream, 4);
+        assert_eq!(read(r#"{"dev\u0069ce": 2}"#).ints, [(IntArg::Device, 2)]);
+        // "stream\u0000" is not "stream"
+        assert_eq!(read(r#"{"stream\u0000": 4}"#).stream, -1);
+    }
+}
