@@ -246,6 +246,7 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// The next key and value, `Ok(None)` after the closing brace.
+    #[inline(always)]
     pub fn next_entry(&mut self) -> Result<Option<(Cow<'a, str>, JVal<'a>)>, JsonError> {
         match self.next_key()? {
             None => Ok(None),
@@ -255,6 +256,7 @@ impl<'a> ObjectReader<'a> {
 
     /// The next key, leaving the reader at its value (read it with [`ObjectReader::next_value`]
     /// or [`ObjectReader::nested_object`]); `Ok(None)` after the closing brace.
+    #[inline(always)]
     pub fn next_key(&mut self) -> Result<Option<Cow<'a, str>>, JsonError> {
         if let Some(key) = self.short_key() {
             return Ok(Some(Cow::Borrowed(key)));
@@ -350,6 +352,7 @@ impl<'a> ObjectReader<'a> {
     }
 
     /// The value after a key from [`ObjectReader::next_key`].
+    #[inline(always)]
     pub fn next_value(&mut self) -> Result<JVal<'a>, JsonError> {
         let (val, after) = self.value(self.i)?;
         self.i = after;
@@ -393,6 +396,7 @@ impl<'a> ObjectReader<'a> {
         Ok((s, j + 1))
     }
 
+    #[inline(always)]
     fn value(&mut self, i: usize) -> Result<(JVal<'a>, usize), JsonError> {
         let b = self.b;
         match b.get(i) {
