@@ -46,7 +46,7 @@ use rustc_hash::FxHashMap;
 
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
 use super::hta_frame::{ns_to_us_f64, HtaFrame};
-use super::names::shorten_name;
+use super::names::ShortNames;
 use super::units::us;
 use crate::model::{IntArg, Kind, RankTrace};
 use crate::table::{FlowEvent, Marks, Report, ReportFile, Table, Texts, TraceOut, Unit, Values};
@@ -198,7 +198,9 @@ pub fn critical_path(
     let hta = ctx.hta;
     let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
     let annotation = if annotation == "auto" {
-        if (0..f.len()).any(|i| f.stream(r, i) == -1 && r.strings.get(f.name(r, i)).contains("ProfilerStep")) {
+        // each name tested once, not once per row until the first step
+        let step: Vec<bool> = r.strings.iter().map(|s| s.contains("ProfilerStep")).collect();
+        if (0..f.len()).any(|i| f.stream(r, i) == -1 && step[f.name(r, i).0 as usize]) {
             "ProfilerStep"
         } else {
             ""
@@ -454,12 +456,13 @@ struct PathRow {
 }
 
 fn path_rows(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> Vec<PathRow> {
+    let mut short = ShortNames::default();
     cp.path
         .iter()
         .map(|&e| {
             let edge = &cp.graph.edges[e as usize];
             let ev = edge.event.map(|x| x as usize);
-            let name = ev.map(|i| shorten_name(r.strings.get(f.name(r, i)))).unwrap_or_default();
+            let name = ev.map(|i| short.get(r, f.name(r, i)).to_string()).unwrap_or_default();
             PathRow { bound_by: bound_by(edge.kind, ev.map(|i| f.stream(r, i)), &name), name, weight: cp.weight(e) }
         })
         .collect()

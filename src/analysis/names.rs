@@ -1,6 +1,9 @@
 //! Names and words in tables and notes: HTA's short kernel names (SPEC §1.12), plurals.
 
+use rustc_hash::FxHashMap;
+
 use super::kernel_type::{hta_kernel_type, KernelType};
+use crate::model::{RankTrace, StrId};
 
 /// `shorten_name` (§1.12): memory names and names without `<`/`(` unchanged; otherwise template
 /// arguments and parameter lists are removed and the last space-separated token is kept
@@ -30,6 +33,18 @@ pub fn shorten_name(name: &str) -> String {
     }
     let joined: String = stack.into_iter().collect();
     joined.split(' ').next_back().unwrap_or("").to_string()
+}
+
+/// [`shorten_name`] of a rank's strings, each made once (a critical path names thousands of
+/// events, most of them few distinct operators and kernels).
+#[derive(Default)]
+pub struct ShortNames(FxHashMap<StrId, String>);
+
+impl ShortNames {
+    /// The short name of string `id` of rank `r`.
+    pub fn get(&mut self, r: &RankTrace, id: StrId) -> &str {
+        self.0.entry(id).or_insert_with(|| shorten_name(r.strings.get(id)))
+    }
 }
 
 /// `s` after a count other than 1 (`format!("{n} step{}", plural(n))`).

@@ -246,7 +246,9 @@ pub fn overlay(f: &HtaFrame, r: &RankTrace, top: &[Pattern], compress: bool) -> 
 
 /// The `PyTorch Profiler` span (pid `Spans`) that holds the compressed trace's symbol table.
 fn symbol_span(r: &RankTrace) -> Option<u32> {
-    (0..r.events.len() as u32).find(|&e| r.name(e).contains("PyTorch Profiler") && r.id_text(r.events.pid.get(e as usize)) == "Spans")
+    // each name tested once, not once per event until the span
+    let named: Vec<bool> = r.strings.iter().map(|s| s.contains("PyTorch Profiler")).collect();
+    (0..r.events.len()).find(|&e| named[r.events.name.get(e).0 as usize] && r.id_text(r.events.pid.get(e)) == "Spans").map(|e| e as u32)
 }
 
 /// `overlaid_<file name>`, ending in `.gz` (HTA writes gzip whatever the name says).

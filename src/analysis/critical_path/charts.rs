@@ -6,7 +6,7 @@ use rustc_hash::FxHashMap;
 use super::graph::{self, EdgeKind};
 use super::{bound_by, describe_window, fmt_us, CriticalPath, PathRow};
 use crate::analysis::hta_frame::HtaFrame;
-use crate::analysis::names::shorten_name;
+use crate::analysis::names::ShortNames;
 use crate::model::{Kind, RankTrace};
 use crate::table::Chart;
 
@@ -130,19 +130,20 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
     }
     // each path event's run and each arrow end names its event as the breakdown does: s_name (#event_idx)
-    let event_name = |row: usize| format!("{} (#{})", shorten_name(r.strings.get(f.name(r, row))), f.index(r, row));
+    let mut short = ShortNames::default();
+    let mut event_name = |row: usize| format!("{} (#{})", short.get(r, f.name(r, row)), f.index(r, row));
     let mut run_labels = vec![String::new(); runs.len()];
+    let mut short_run = ShortNames::default();
     for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
         let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
         let kind = r.events.kind[f.row[row] as usize];
-        let name = r.strings.get(f.name(r, row));
         let k = if f.stream(r, row) == -1 {
             if matches!(kind, Kind::Runtime | Kind::Driver | Kind::MtiaRuntime) {
                 2
             } else {
                 1
             }
-        } else if bound_by(EdgeKind::Operator, Some(f.stream(r, row)), &shorten_name(name)) == "gpu_communication_bound" {
+        } else if bound_by(EdgeKind::Operator, Some(f.stream(r, row)), short_run.get(r, f.name(r, row))) == "gpu_communication_bound" {
             4
         } else {
             3
@@ -164,8 +165,9 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         let (a, b) = (g.nodes[edge.src as usize], g.nodes[edge.dst as usize]);
         if let (Some(&la), Some(&lb)) = (lane_of.get(&lane_key(a.row as usize)), lane_of.get(&lane_key(b.row as usize))) {
             arrows.push((la, at(a.ts - t0), lb, at(b.ts - t0), k));
-            let end = |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(n.row as usize));
-            arrow_labels.push(format!("{} → {}", end(a), end(b)));
+            let mut end = |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(n.row as usize));
+            let (from, to) = (end(a), end(b));
+            arrow_labels.push(format!("{from} → {to}"));
         }
     }
     Chart::Timeline {
