@@ -463,6 +463,7 @@ impl HtaFrame {
 
     /// Duration of row `i`, ns: HTA's `dur` × 1000 (exact for the file's decimals), or the exact
     /// duration.
+    #[inline]
     pub fn dur_ns(&self, r: &RankTrace, i: usize) -> i64 {
         if self.rounded {
             self.rounded_dur_ns[i]
@@ -494,6 +495,7 @@ impl HtaFrame {
     }
 
     /// `index` of row `i` of rank `r`'s frame: the position of its event in the file's event array.
+    #[inline]
     pub fn index(&self, r: &RankTrace, i: usize) -> u32 {
         r.events.index.get(self.row[i] as usize)
     }
@@ -504,6 +506,7 @@ impl HtaFrame {
     }
 
     /// `name` of row `i` (a string of `r`; the full name, not shortened).
+    #[inline]
     pub fn name(&self, r: &RankTrace, i: usize) -> StrId {
         r.events.name.get(self.row[i] as usize)
     }
@@ -519,12 +522,14 @@ impl HtaFrame {
     }
 
     /// `stream` of row `i` (−1 when absent or not an integer).
+    #[inline]
     pub fn stream(&self, r: &RankTrace, i: usize) -> i64 {
         r.events.stream.get(self.row[i] as usize)
     }
 
     /// `correlation` of row `i` (−1 when absent). HTA reads only the exact key `correlation`
     /// (SPEC §1.2 step 7); our reader also accepts other spellings and flags them.
+    #[inline]
     pub fn correlation(&self, r: &RankTrace, i: usize) -> i64 {
         let e = self.row[i] as usize;
         if r.events.flags[e] & flags::CORRELATION_ALT_KEY != 0 {

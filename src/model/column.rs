@@ -141,9 +141,14 @@ impl RunColumn {
     }
 
     /// The value of row `i` (panics past the end, as a slice does).
+    #[inline]
     pub fn get(&self, i: usize) -> u32 {
         assert!(i < self.len, "row {i} of a column of {} rows", self.len);
-        let (row, first) = self.runs[self.runs.partition_point(|r| r.0 as usize <= i) - 1];
+        // one run (no event dropped before the model): no search
+        let (row, first) = match self.runs[..] {
+            [run] => run,
+            _ => self.runs[self.runs.partition_point(|r| r.0 as usize <= i) - 1],
+        };
         first.wrapping_add((i - row as usize) as u32)
     }
 
