@@ -299,7 +299,7 @@ impl EventTable {
     /// Sparse integer argument `arg` of row `e`.
     pub fn int_arg(&self, e: EventId, arg: IntArg) -> Option<i64> {
         let start = self.int_args.partition_point(|a| a.0 < e);
-        self.int_args[start..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
+        arg_of(&self.int_args[start..], e, arg)
     }
 
     /// A reader of the sparse integer arguments for a pass over rows in ascending order: it
@@ -322,8 +322,13 @@ impl IntArgsInOrder<'_> {
         while self.args.get(self.at).is_some_and(|a| a.0 < e) {
             self.at += 1;
         }
-        self.args[self.at..].iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
+        arg_of(&self.args[self.at..], e, arg)
     }
+}
+
+/// Argument `arg` of row `e` in `args`, sorted sparse arguments from the first of row `e` or later.
+fn arg_of(args: &[(EventId, IntArg, i64)], e: EventId, arg: IntArg) -> Option<i64> {
+    args.iter().take_while(|a| a.0 == e).find(|a| a.1 == arg).map(|a| a.2)
 }
 
 #[cfg(test)]

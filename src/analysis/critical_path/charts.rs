@@ -130,10 +130,10 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         runs.push((c.0, at(c.1 - t0), at(c.2 - t0), 0));
     }
     // each path event's run and each arrow end names its event as the breakdown does: s_name (#event_idx)
+    // one cache of short names for the runs' kinds and every label
     let mut short = ShortNames::default();
-    let mut event_name = |row: usize| format!("{} (#{})", short.get(r, f.name(r, row)), f.index(r, row));
+    let event_name = |short: &mut ShortNames, row: usize| format!("{} (#{})", short.get(r, f.name(r, row)), f.index(r, row));
     let mut run_labels = vec![String::new(); runs.len()];
-    let mut short_run = ShortNames::default();
     for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
         let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
         let kind = r.events.kind[f.row[row] as usize];
@@ -143,13 +143,13 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
             } else {
                 1
             }
-        } else if bound_by(EdgeKind::Operator, Some(f.stream(r, row)), short_run.get(r, f.name(r, row))) == "gpu_communication_bound" {
+        } else if bound_by(EdgeKind::Operator, Some(f.stream(r, row)), short.get(r, f.name(r, row))) == "gpu_communication_bound" {
             4
         } else {
             3
         };
         runs.push((l, at(f.ts_ns(r, row) - t0), at(f.ts_ns(r, row) + f.dur_ns(r, row) - t0), k));
-        run_labels.push(event_name(row));
+        run_labels.push(event_name(&mut short, row));
     }
     let mut arrows = Vec::new();
     let mut arrow_labels = Vec::new();
@@ -165,7 +165,8 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
         let (a, b) = (g.nodes[edge.src as usize], g.nodes[edge.dst as usize]);
         if let (Some(&la), Some(&lb)) = (lane_of.get(&lane_key(a.row as usize)), lane_of.get(&lane_key(b.row as usize))) {
             arrows.push((la, at(a.ts - t0), lb, at(b.ts - t0), k));
-            let mut end = |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(n.row as usize));
+            let mut end =
+                |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(&mut short, n.row as usize));
             let (from, to) = (end(a), end(b));
             arrow_labels.push(format!("{from} → {to}"));
         }
