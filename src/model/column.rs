@@ -72,7 +72,12 @@ impl IntColumn {
 
     /// The values, in row order.
     pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+        // the marked rows' values in turn, as they are kept by row
+        let mut wide = self.wide.iter();
+        self.small.iter().map(move |&v| match v {
+            WIDE => wide.next().map_or(i64::from(WIDE), |w| w.1),
+            v => i64::from(v),
+        })
     }
 
     /// Reserves room for exactly `n` more rows.
@@ -292,7 +297,26 @@ impl<T: Id> IdColumn<T> {
 
     /// The ids, in row order.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
-        (0..self.len()).map(|i| self.get(i))
+        // one of the two is empty: the store is matched once, not at each row
+        let (narrow, wide): (&[u16], &[u32]) = match &self.store {
+            IdStore::Narrow(v) => (v, &[]),
+            IdStore::Wide(v) => (&[], v),
+        };
+        narrow.iter().map(|&x| u32::from(x)).chain(wide.iter().copied()).map(T::from_u32)
+    }
+
+    /// Appends ids given as numbers: in 2 bytes each while every id so far and all of these are
+    /// below 65,536 (checked once for all of them), else widened once and appended.
+    pub fn extend_from_u32s(&mut self, ids: &[u32]) {
+        match &mut self.store {
+            IdStore::Narrow(n) if ids.iter().all(|&v| v <= u32::from(u16::MAX)) => n.extend(ids.iter().map(|&v| v as u16)),
+            IdStore::Narrow(n) => {
+                let mut w = widened(n);
+                w.extend_from_slice(ids);
+                self.store = IdStore::Wide(w);
+            }
+            IdStore::Wide(w) => w.extend_from_slice(ids),
+        }
     }
 
     /// Reserves room for exactly `n` more rows.
@@ -400,5 +424,16 @@ mod tests {
         let mut d: IdColumn<u32> = [1, 2].into_iter().collect();
         d.set(0, u32::MAX);
         assert_eq!(d.iter().collect::<Vec<_>>(), [u32::MAX, 2]);
+    }
+
+    #[test]
+    fn ids_appended_at_once_widen_only_past_the_narrow_range() {
+        let mut c: IdColumn<u32> = [4].into_iter().collect();
+        c.extend_from_u32s(&[0, 65_535]);
+        assert!(matches!(c.store, IdStore::Narrow(_)));
+        c.extend_from_u32s(&[5, 65_536, 6]);
+        assert!(matches!(c.store, IdStore::Wide(_)));
+        c.extend_from_u32s(&[7]);
+        assert_eq!(c.iter().collect::<Vec<_>>(), [4, 0, 65_535, 5, 65_536, 6, 7]);
     }
 }

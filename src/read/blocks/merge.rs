@@ -196,12 +196,12 @@ fn merge(rank: &mut RankTrace, st: &mut ChromeState, file: &str, partial: &[u8],
     ev.index.extend(d.raw(n, 4)?.chunks_exact(4).map(|b| u32::read_le(b) + elements_before));
     extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or(WireError::BadPhase))?;
     extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or(WireError::BadKind))?;
-    extend_ids(&mut ev.cat, d.raw(n, 4)?, s)?;
-    extend_ids(&mut ev.name, d.raw(n, 4)?, s)?;
+    extend_ids(&mut ev.cat, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
+    extend_ids(&mut ev.name, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
     ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.dur.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
-    extend_ids(&mut ev.pid, d.raw(n, 4)?, id)?;
-    extend_ids(&mut ev.tid, d.raw(n, 4)?, id)?;
+    extend_ids(&mut ev.pid, d.raw(n, 4)?, &ids, WireError::IdOutOfRange)?;
+    extend_ids(&mut ev.tid, d.raw(n, 4)?, &ids, WireError::IdOutOfRange)?;
     ev.stream.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.correlation.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
     ev.external_id.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));

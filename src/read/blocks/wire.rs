@@ -179,22 +179,35 @@ macro_rules! put_col {
     }};
 }
 
+/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values, in room
+/// made at once (a value at a time grew the buffer ~20 times a column).
+fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<Item = [u8; N]>) {
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.reserve(n * N);
+    for v in values {
+        out.extend_from_slice(&v);
+    }
+}
+
 /// The dense event columns, each with its length: index, phase, kind, cat, name, ts, dur, pid,
 /// tid, stream, correlation, external id, flags (the partial-rank wire and partial files).
 pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::EventTable) {
-    put_col!(out, ev.index);
-    put_col!(out, ev.phase.iter().map(|&p| p as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.kind.iter().map(|&k| k as u8).collect::<Vec<u8>>());
-    put_col!(out, ev.cat.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.name.iter().map(|s| s.0).collect::<Vec<u32>>());
-    put_col!(out, ev.ts);
-    put_col!(out, ev.dur);
-    put_col!(out, ev.pid);
-    put_col!(out, ev.tid);
-    put_col!(out, ev.stream);
-    put_col!(out, ev.correlation);
-    put_col!(out, ev.external_id);
-    put_col!(out, ev.flags);
+    // 13 lengths, then a row's values: index, phase, kind, cat, name, ts, dur, pid, tid, stream,
+    // correlation, external id, flags
+    out.reserve(13 * 4 + ev.ts.len() * (4 + 1 + 1 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 1));
+    put_fixed(out, ev.index.len(), ev.index.iter().map(u32::to_le_bytes));
+    put_fixed(out, ev.phase.len(), ev.phase.iter().map(|&p| [p as u8]));
+    put_fixed(out, ev.kind.len(), ev.kind.iter().map(|&k| [k as u8]));
+    put_fixed(out, ev.cat.len(), ev.cat.iter().map(|s| s.0.to_le_bytes()));
+    put_fixed(out, ev.name.len(), ev.name.iter().map(|s| s.0.to_le_bytes()));
+    put_fixed(out, ev.ts.len(), ev.ts.iter().map(|t| t.to_le_bytes()));
+    put_fixed(out, ev.dur.len(), ev.dur.iter().map(i64::to_le_bytes));
+    put_fixed(out, ev.pid.len(), ev.pid.iter().map(u32::to_le_bytes));
+    put_fixed(out, ev.tid.len(), ev.tid.iter().map(u32::to_le_bytes));
+    for c in [&ev.stream, &ev.correlation, &ev.external_id] {
+        put_fixed(out, c.len(), c.iter().map(i64::to_le_bytes));
+    }
+    put_fixed(out, ev.flags.len(), ev.flags.iter().map(|&f| [f]));
 }
 
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
@@ -220,6 +233,7 @@ pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeSta
     }
     let ev = &rank.events;
     put_event_columns(out, ev);
+    out.reserve(ev.int_args.len() * 13 + (ev.counters.len() + ev.profiler_range_args.len()) * 16 + ev.name_suffix.len() * 12);
     out.extend_from_slice(&(ev.int_args.len() as u32).to_le_bytes());
     for &(e, a, v) in &ev.int_args {
         out.extend_from_slice(&e.to_le_bytes());
@@ -371,15 +385,21 @@ macro_rules! le {
 }
 le!(u8, u32, u64, i64, f64);
 
-/// Appends the ids of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
-pub(crate) fn extend_ids<T: Le, U: crate::model::column::Id>(
+/// Appends the ids of a raw column of `u32`s ([`Dec::raw`]) to `col`, each the entry of `table` it
+/// numbers (`out_of_range`: the error of a number past the table).
+pub(crate) fn extend_ids<U: crate::model::column::Id>(
     col: &mut crate::model::IdColumn<U>,
     raw: &[u8],
-    f: impl Fn(T) -> Result<U, WireError>,
+    table: &[U],
+    out_of_range: fn(u32) -> WireError,
 ) -> Result<(), WireError> {
-    for c in raw.chunks_exact(T::SIZE) {
-        col.push(f(T::read_le(c))?);
+    // mapped first, then appended at once: the column's width is checked once, not at each row
+    let mut ids = Vec::with_capacity(raw.len() / 4);
+    for c in raw.chunks_exact(4) {
+        let i = u32::read_le(c);
+        ids.push(table.get(i as usize).ok_or_else(|| out_of_range(i))?.to_u32());
     }
+    col.extend_from_u32s(&ids);
     Ok(())
 }
 
