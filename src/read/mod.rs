@@ -132,15 +132,23 @@ pub fn size_text(bytes: u64) -> String {
     }
 }
 
+/// The rows to reserve for `bytes` of JSON events. Kineto writes 240–340 bytes of JSON per
+/// event; natively room for 200-byte events is reserved, since room never written costs no
+/// memory (a page is made resident when first written) while growing the table copies it whole;
+/// in wasm a reservation grows the module's memory, so it stays at 300.
+pub(crate) fn rows_for(bytes: u64) -> usize {
+    const PER_ROW: u64 = if cfg!(target_arch = "wasm32") { 300 } else { 200 };
+    usize::try_from(bytes / PER_ROW).unwrap_or(usize::MAX).min(8_000_000)
+}
+
 impl FileReader {
     /// A reader for the file `name` of `total` bytes (if known; recorded as the input size and used to size
     /// the event table).
     pub fn new(name: &str, total: Option<u64>) -> FileReader {
         let mut rank = RankTrace { files: vec![name.to_string()], input_bytes: total.unwrap_or(0), ..Default::default() };
         if let Some(t) = total {
-            // Kineto writes ~240-300 bytes of JSON per event; for gzip input this under-reserves
-            // and the table grows by a quarter at a time.
-            rank.events.reserve(((t / 300) as usize).min(8_000_000));
+            // for gzip input this under-reserves and the table grows by a quarter at a time
+            rank.events.reserve(rows_for(t));
         }
         FileReader {
             name: name.to_string(),

@@ -139,8 +139,7 @@ pub struct BlockParse {
 impl BlockParse {
     pub(super) fn new(seq: u32, flags: u8, base: u64, size_hint: usize) -> BlockParse {
         let mut rank = RankTrace::default();
-        // as `FileReader::new` does: Kineto and Paddle write 240-340 bytes of JSON per event
-        rank.events.reserve(size_hint / 300);
+        rank.events.reserve(crate::read::rows_for(size_hint as u64));
         let scanner = if flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, flags & IN_OBJECT != 0) };
         BlockParse { seq, flags, base, rank, st: ChromeState { defer_ends: true, ..ChromeState::default() }, scanner, error: None }
     }
