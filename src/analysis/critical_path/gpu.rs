@@ -132,8 +132,10 @@ pub fn add_gpu_edges(
         }
     };
 
-    // GPU rows of the window, sync events by their end
-    let mut ops: Vec<usize> = rows
+    // GPU rows of the window, sync events by their end: each row's key made once (not at each
+    // comparison); of equal keys, the earlier row first
+    let sort_key = |i: usize| if is_sync_row(i) { f.ts_ns(r, i) + f.dur_ns(r, i) } else { f.ts_ns(r, i) };
+    let mut keyed: Vec<(i64, usize)> = rows
         .iter()
         .copied()
         .filter(|&i| {
@@ -144,9 +146,10 @@ pub fn add_gpu_edges(
                 kind.is_device() && kind != Kind::GpuUserAnnotation && launcher.get(i).is_some()
             }
         })
+        .map(|i| (sort_key(i), i))
         .collect();
-    let sort_key = |i: usize| if is_sync_row(i) { f.ts_ns(r, i) + f.dur_ns(r, i) } else { f.ts_ns(r, i) };
-    ops.sort_by_key(|&i| sort_key(i));
+    keyed.sort_by_key(|&(key, _)| key);
+    let ops: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
 
     // HTA's queue length at each event index (the whole rank)
     let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index(r, p.row())), p.queue_length())).collect();

@@ -78,7 +78,9 @@ pub fn window(f: &HtaFrame, r: &RankTrace, annotation: &str, inst: Instances, ht
         let end = if hta { i64::MAX } else { (0..f.len()).map(|i| f.ts_ns(r, i) + f.dur_ns(r, i)).max().unwrap_or(start) };
         return Ok(Window { start, end });
     }
-    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| r.strings.get(f.name(r, i)).contains(annotation)).collect();
+    // each string tested once, not once per row
+    let named: Vec<bool> = r.strings.iter().map(|s| s.contains(annotation)).collect();
+    let mut rows: Vec<usize> = (0..f.len()).filter(|&i| named[f.name(r, i).0 as usize]).collect();
     if !hta {
         rows.retain(|&i| f.stream(r, i) == -1);
         rows.sort_by_key(|&i| (f.ts_ns(r, i), f.index(r, i)));
