@@ -181,17 +181,20 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
     }
     let mut points: Vec<QueuePoint> = ev
         .into_iter()
-        .map(|(row, gpu, delta)| QueuePoint {
+        .enumerate()
+        .map(|(at, (row, gpu, delta))| QueuePoint {
             row: row as u32,
             gpu: gpu as u32,
             delta,
             ts_ns: f.ts_ns(r, row),
             stream: f.stream(r, gpu),
-            queue_length: 0,
+            // until the sort, the point's place in the concatenation
+            queue_length: at as i32,
         })
         .collect();
-    // stable: equal (stream, ts, delta) keep the concatenation order
-    points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta));
+    // equal (stream, ts, delta) keep the concatenation order: sorted in place by it (a stable
+    // sort would copy the points once more)
+    points.sort_unstable_by_key(|p| (p.stream, p.ts_ns, p.delta, p.queue_length));
     let mut prev_stream = None;
     let mut q = 0;
     for p in &mut points {
