@@ -221,17 +221,25 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     // order: the two `sequences` runs write a trace of the same name), so without traces a
     // step never waits
     let written_so_far = Progress { ahead: if traces { AHEAD } else { usize::MAX }, ..Progress::default() };
+    // the order the threads take the steps in: `critical_path` (the largest transient memory)
+    // first, beside the small steps at the start, instead of beside `aten_ops` or `queue` as in
+    // the plan; the results are still recorded in plan order. Not with produced traces (a step
+    // waits until those more than AHEAD before it in the plan are written) or one thread
+    let mut order: Vec<usize> = (0..plan.len()).collect();
+    if !traces && threads > 1 {
+        order.sort_by_key(|&i| plan[i].analysis.name != kinetoscope::analysis::critical_path::ANALYSIS.name);
+    }
     let clock = std::time::Instant::now();
     std::thread::scope(|s| -> Result<()> {
         // however the writing below ends, the threads stop waiting for it
         let _release = Release(&written_so_far);
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
-            let (tx, next, plan, ctx, written_so_far, variant, claimed) =
-                (tx.clone(), &next, &plan, &ctx, &written_so_far, &variant, &claimed);
+            let (tx, next, plan, order, ctx, written_so_far, variant, claimed) =
+                (tx.clone(), &next, &plan, &order, &ctx, &written_so_far, &variant, &claimed);
             s.spawn(move || loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(step) = plan.get(i) else { break };
+                let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
+                let step = &plan[i];
                 if !written_so_far.wait_below(i) {
                     break;
                 }
