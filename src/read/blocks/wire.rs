@@ -179,11 +179,10 @@ macro_rules! put_col {
     }};
 }
 
-/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values, in room
-/// made at once (a value at a time grew the buffer ~20 times a column).
+/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values (into
+/// room the caller made).
 fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<Item = [u8; N]>) {
     out.extend_from_slice(&(n as u32).to_le_bytes());
-    out.reserve(n * N);
     for v in values {
         out.extend_from_slice(&v);
     }
@@ -192,8 +191,9 @@ fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<
 /// The dense event columns, each with its length: index, phase, kind, cat, name, ts, dur, pid,
 /// tid, stream, correlation, external id, flags (the partial-rank wire and partial files).
 pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::EventTable) {
-    // 13 lengths, then a row's values: index, phase, kind, cat, name, ts, dur, pid, tid, stream,
-    // correlation, external id, flags
+    // room for all at once (a value at a time grew the buffer ~20 times a column): 13 lengths,
+    // then a row's values (index, phase, kind, cat, name, ts, dur, pid, tid, stream,
+    // correlation, external id, flags)
     out.reserve(13 * 4 + ev.ts.len() * (4 + 1 + 1 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 1));
     put_fixed(out, ev.index.len(), ev.index.iter().map(u32::to_le_bytes));
     put_fixed(out, ev.phase.len(), ev.phase.iter().map(|&p| [p as u8]));
