@@ -237,25 +237,26 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         for _ in 0..threads {
             let (tx, next, plan, order, ctx, written_so_far, variant, claimed) =
                 (tx.clone(), &next, &plan, &order, &ctx, &written_so_far, &variant, &claimed);
-            s.spawn(move || loop {
-                let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
-                let step = &plan[i];
-                if !written_so_far.wait_below(i) {
-                    break;
-                }
-                let started = std::time::Instant::now();
-                let at = (started - clock).as_secs_f64();
-                let faults = thread_faults();
-                let result = run_step(ctx, step);
-                let ran = started.elapsed().as_secs_f64();
-                // each analysis' tables and charts are written by the thread that ran it
-                let result = result
-                    .and_then(|report| claim(claimed, i, &report).map(|()| report))
-                    .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
-                crate::give_back_freed_memory();
-                let faults = thread_faults() - faults;
-                if tx.send((i, result, (at, ran), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
-                    break;
+            s.spawn(move || {
+                while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let step = &plan[i];
+                    if !written_so_far.wait_below(i) {
+                        break;
+                    }
+                    let started = std::time::Instant::now();
+                    let at = (started - clock).as_secs_f64();
+                    let faults = thread_faults();
+                    let result = run_step(ctx, step);
+                    let ran = started.elapsed().as_secs_f64();
+                    // each analysis' tables and charts are written by the thread that ran it
+                    let result = result
+                        .and_then(|report| claim(claimed, i, &report).map(|()| report))
+                        .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
+                    crate::give_back_freed_memory();
+                    let faults = thread_faults() - faults;
+                    if tx.send((i, result, (at, ran), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
+                        break;
+                    }
                 }
             });
         }
