@@ -132,10 +132,9 @@ pub fn add_gpu_edges(
         }
     };
 
-    // GPU rows of the window, sync events by their end: each row's key made once (not at each
-    // comparison); of equal keys, the earlier row first
-    let sort_key = |i: usize| if is_sync_row(i) { f.ts_ns(r, i) + f.dur_ns(r, i) } else { f.ts_ns(r, i) };
-    let mut keyed: Vec<(i64, usize)> = rows
+    // GPU rows of the window, sync events by their end (each row's key made once, not at each
+    // comparison; of equal keys, the earlier row first)
+    let mut ops: Vec<usize> = rows
         .iter()
         .copied()
         .filter(|&i| {
@@ -146,10 +145,8 @@ pub fn add_gpu_edges(
                 kind.is_device() && kind != Kind::GpuUserAnnotation && launcher.get(i).is_some()
             }
         })
-        .map(|i| (sort_key(i), i))
         .collect();
-    keyed.sort_by_key(|&(key, _)| key);
-    let ops: Vec<usize> = keyed.into_iter().map(|(_, i)| i).collect();
+    ops.sort_by_cached_key(|&i| if is_sync_row(i) { f.ts_ns(r, i) + f.dur_ns(r, i) } else { f.ts_ns(r, i) });
 
     // HTA's queue length at each event index (the whole rank)
     let queue: FxHashMap<i64, i64> = queue.iter().map(|p| (i64::from(f.index(r, p.row())), p.queue_length())).collect();

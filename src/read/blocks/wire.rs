@@ -1,6 +1,6 @@
 //! The encodings of blocks, range jobs and results: both ends are this code (the reading side
 //! and the helpers), so the format is private to [`super`] and has no version. (The cursor
-//! [`Dec`], [`put_bytes`], [`put_col`], [`Le`] and [`extend`] also serve the partial files of
+//! [`Dec`], [`put_bytes`], [`put_event_columns`], [`Le`] and [`extend`] also serve the partial files of
 //! [`crate::read::partial`], whose format is versioned.)
 //!
 //! All little-endian:
@@ -169,18 +169,8 @@ pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Appends a column: its length (`u32`), then each value little-endian.
-macro_rules! put_col {
-    ($out:expr, $col:expr) => {{
-        $out.extend_from_slice(&($col.len() as u32).to_le_bytes());
-        for x in $col.iter() {
-            $out.extend_from_slice(&x.to_le_bytes());
-        }
-    }};
-}
-
-/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values (into
-/// room the caller made).
+/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values
+/// (little-endian; a long column's room is made by the caller).
 fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<Item = [u8; N]>) {
     out.extend_from_slice(&(n as u32).to_le_bytes());
     for v in values {
@@ -268,9 +258,9 @@ pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeSta
     }
     out.extend_from_slice(&rank.counts.events.to_le_bytes());
     out.extend_from_slice(&rank.counts.empty_placeholders.to_le_bytes());
-    put_col!(out, st.counts.kinds);
-    put_col!(out, st.counts.cats);
-    put_col!(out, st.counts.phases);
+    for tally in [&st.counts.kinds[..], &st.counts.cats, &st.counts.phases] {
+        put_fixed(out, tally.len(), tally.iter().map(|k| k.to_le_bytes()));
+    }
     let h = &st.hints;
     out.push(
         u8::from(h.paddle) | u8::from(h.string_times) << 1 | u8::from(h.kineto) << 2 | u8::from(rank.meta.ts_fractional_or_missing) << 3,
