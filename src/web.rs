@@ -190,8 +190,9 @@ impl WholeFile {
 /// read: `files_json` is `[{path, size, head, tail}]` (head: the first 2 bytes, tail: the last
 /// 4, as arrays of numbers), `limit` a size such as `64M` that replaces the 4 GiB limit (the
 /// page's `?memory-limit=`, for tests), empty for none. Returns the estimate as JSON: `{files,
-/// input_bytes, content_bytes, gzip_files, in_use_bytes, need_bytes, limit_bytes, fits,
-/// message}` (`message`: the refusal to show when it does not fit).
+/// input_bytes, content_bytes, content_sizes, gzip_files, in_use_bytes, need_bytes, limit_bytes,
+/// fits, message}` (`message`: the refusal to show when it does not fit; `content_sizes`: each
+/// file's content at least, a gzip file's inflated size, in the order given).
 #[wasm_bindgen]
 pub fn check_fits(files_json: &str, limit: &str) -> Result<String, JsValue> {
     use crate::page::budget::{estimate, parse_size, Dropped, WASM32_MEMORY};

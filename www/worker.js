@@ -28,7 +28,8 @@
 //      {type:'ready'} | {type:'parsed', id, partial: Uint8Array, block?: Uint8Array} | {type:'block-failed', id, message, fatal?}
 //        (helper)
 // Before reading, Rust's check_fits estimates the memory the files need from their sizes (and a gzip file's trailer):
-// a drop that would not fit is refused, nothing read. Files of SPLIT_MIN bytes or more are parsed by helpers: copies
+// a drop that would not fit is refused, nothing read. Files of SPLIT_MIN bytes of content or more (a gzip file's
+// inflated size, from its trailer) are parsed by helpers: copies
 // of this script started by this worker (one per core), each with its own wasm instance. An uncompressed Chrome
 // trace is cut into byte ranges that each helper reads (File.slice) and parses; a gzip file is inflated here and
 // handed out as blocks of content. This worker merges the results in file order (Rust `read::blocks`). When several
@@ -124,6 +125,7 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
       self.postMessage({ type: 'error', slot, message: fit.message, refused: true });
       return;
     }
+    const content = fit.content_sizes; // each file's content (a gzip file inflated), at least: split by it
     const s = new wasm.Session(), total = files.reduce((n, f) => n + f.size, 0);
     let read = 0, last = 0; // bytes of the files done
     const progress = (file, done) => {
@@ -138,7 +140,7 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
     // which files are traces of their own and which belong to a trace folder (read whole, decoded together)
     const roles = JSON.parse(wasm.plan_files(JSON.stringify(paths)));
     const traces = roles.filter((r) => r.role === 'trace').length;
-    if (!pool && helperCount(helpers) > 0 && files.some((f, i) => roles[i].role === 'trace' && (f.size >= splitMin || traces > 1))) {
+    if (!pool && helperCount(helpers) > 0 && files.some((f, i) => roles[i].role === 'trace' && (content[i] >= splitMin || traces > 1))) {
       pool = await startHelpers(module, helpers);
     }
     // a file that cannot be read is left out with its error, and the others open (all failing: the error)
@@ -153,7 +155,7 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
         continue;
       }
       units++;
-      if (pool && file.size < splitMin && traces > 1) { // a helper reads it whole; its rank comes back encoded
+      if (pool && content[i] < splitMin && traces > 1) { // a helper reads it whole; its rank comes back encoded
         wholeFiles++;
         jobs.push(pool.parseWhole(file)
           .then(({ partial }) => s.add_rank(i, file.name, partial))
@@ -165,7 +167,7 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
         continue;
       }
       try {
-        if (pool && file.size >= splitMin) blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
+        if (pool && content[i] >= splitMin) blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
         else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) throw e; // a trap: the instance is unusable

@@ -59,6 +59,9 @@ pub fn set_max_inflated(text: &str) -> Result<()> {
     Ok(())
 }
 
+/// Bytes of a file given to a split reader at a time (see `Sink::push`).
+const PIECE: usize = 128 << 10;
+
 /// Files at least this large are read by a second thread while the first parses.
 const PREFETCH_FROM: u64 = 16 << 20;
 
@@ -67,8 +70,16 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
     let read = || {
         let io_err = |e: std::io::Error| kinetoscope::ReadError::new(0, "a readable file", e.to_string());
         let mut f = File::open(path).map_err(io_err)?;
-        let total = f.metadata().map(|m| m.len()).ok();
-        let parsers = if total.unwrap_or(0) >= split_from() { parsers } else { 0 };
+        let meta = f.metadata().ok();
+        let total = meta.as_ref().map(|m| m.len());
+        // by the size of the content: a gzip file's inflated size, at least (its trailer)
+        let content = match total {
+            Some(t) if parsers > 0 && t < split_from() && meta.is_some_and(|m| m.is_file()) => {
+                content_at_least(&mut f, t).map_err(io_err)?
+            }
+            t => t.unwrap_or(0),
+        };
+        let parsers = if content >= split_from() { parsers } else { 0 };
         // an uncompressed Chrome trace is then read in range jobs: each parsing thread reads its
         // ranges itself, and this thread only merges (the others are split into content blocks)
         let reader = match total {
@@ -136,7 +147,26 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
     read().map_err(|e| if e.file.is_empty() { e.in_file(&name) } else { e })
 }
 
-/// A file of at least this size, read alone, is parsed in blocks on every core
+/// [`kinetoscope::read::inflate::content_at_least`] of the file `f` of `size` bytes: its first 2
+/// bytes and last 4 read, then `f` back at its start.
+fn content_at_least(f: &mut File, size: u64) -> std::io::Result<u64> {
+    use std::io::{Seek, SeekFrom};
+    let mut head = [0u8; 2];
+    let mut tail = [0u8; 4];
+    let (head, tail) = if size >= 6 {
+        f.read_exact(&mut head)?;
+        f.seek(SeekFrom::Start(size - 4))?;
+        f.read_exact(&mut tail)?;
+        f.seek(SeekFrom::Start(0))?;
+        (&head[..], &tail[..])
+    } else {
+        (&[][..], &[][..])
+    };
+    Ok(kinetoscope::read::inflate::content_at_least(size, head, tail).0)
+}
+
+/// A file whose content is at least this large (a gzip file's inflated size), read alone, is
+/// parsed in blocks on every core
 /// (`KINETOSCOPE_SPLIT_FROM=BYTES` changes it, for tests and benchmarks).
 const SPLIT_FROM: u64 = 64 << 20;
 
@@ -224,9 +254,15 @@ impl<'s> Sink<'s> {
         Sink { reader, parsers: Some(Parsers { jobs, results, most: 2 * parsers as u32 }), done }
     }
     fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
-        self.reader.push(chunk)?;
-        self.done.fetch_add(chunk.len() as u64, Ordering::Relaxed);
-        self.hand_out(false)
+        // a gzip chunk inflates to about ten times its size: given to the reader in pieces, so
+        // that the blocks it makes go out (and wait to be merged) a few at a time
+        let piece = if self.parsers.is_some() { PIECE } else { chunk.len().max(1) };
+        for part in chunk.chunks(piece) {
+            self.reader.push(part)?;
+            self.done.fetch_add(part.len() as u64, Ordering::Relaxed);
+            self.hand_out(false)?;
+        }
+        Ok(())
     }
 
     /// Gives ready blocks to the parsers and merges the results that have come back; waits
@@ -525,4 +561,35 @@ pub(super) fn on_threads<T: Send>(n: usize, work: impl Fn(usize) -> T + Sync) ->
             None => Ok(results.into_iter().flatten().collect()),
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A gzip file's content is what its trailer says (so a small `.json.gz` of a large trace is
+    /// parsed on every core), a plain file's its size; either way the file is read from its start
+    /// afterwards.
+    #[test]
+    fn content_of_a_file_from_its_first_and_last_bytes() {
+        let dir = std::env::temp_dir().join(format!("kinetoscope-content-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let gz = dir.join("t.json.gz");
+        // a gzip member's header, then (not inflated here) anything, then CRC32 and ISIZE = 200 MiB
+        let mut bytes = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3];
+        bytes.extend_from_slice(&0u32.to_le_bytes());
+        bytes.extend_from_slice(&(200u32 << 20).to_le_bytes());
+        std::fs::write(&gz, &bytes).unwrap();
+        let plain = dir.join("t.json");
+        std::fs::write(&plain, b"{\"traceEvents\": []}").unwrap();
+        for (path, want) in [(&gz, 200 << 20), (&plain, 19)] {
+            let mut f = File::open(path).unwrap();
+            let size = f.metadata().unwrap().len();
+            assert_eq!(content_at_least(&mut f, size).unwrap(), want, "{}", path.display());
+            let mut again = Vec::new();
+            f.read_to_end(&mut again).unwrap();
+            assert_eq!(again, std::fs::read(path).unwrap());
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

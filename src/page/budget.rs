@@ -15,6 +15,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::folders::{plan, Role};
+use crate::read::inflate::content_at_least;
 use crate::read::size_text;
 
 /// The most memory a wasm32 instance can have: 65,536 pages of 64 KiB.
@@ -60,6 +61,9 @@ pub struct Estimate {
     pub input_bytes: u64,
     /// Their content, at least (gzip files inflated, lower bound).
     pub content_bytes: u64,
+    /// The content of each file given, at least, in their order (those left out too): the page
+    /// parses a file on every core by it.
+    pub content_sizes: Vec<u64>,
     /// The content of the largest of them, at least.
     pub largest_bytes: u64,
     /// How many of them are gzip.
@@ -74,15 +78,6 @@ pub struct Estimate {
     pub fits: bool,
     /// Why the drop is refused, for the page to show; `None` when it fits.
     pub message: Option<String>,
-}
-
-/// The content of one file, at least, and whether it is gzip (see the module docs).
-pub fn content_at_least(size: u64, head: &[u8], tail: &[u8]) -> (u64, bool) {
-    match (head, <[u8; 4]>::try_from(tail)) {
-        ([0x1f, 0x8b, ..], Ok(isize)) => (u64::from(u32::from_le_bytes(isize)).max(size), true),
-        ([0x1f, 0x8b, ..], Err(_)) => (size, true),
-        _ => (size, false),
-    }
 }
 
 /// The estimate of reading `files` in an instance that already has `in_use` bytes, against
@@ -104,6 +99,7 @@ pub fn estimate(files: &[Dropped], in_use: u64, limit: u64, overridden: bool) ->
         files: read.len(),
         input_bytes,
         content_bytes,
+        content_sizes: files.iter().map(|f| content_at_least(f.size, &f.head, &f.tail).0).collect(),
         largest_bytes,
         gzip_files,
         in_use_bytes: in_use,
@@ -180,17 +176,6 @@ mod tests {
     }
 
     #[test]
-    fn content_of_gzip_is_at_least_its_trailer_and_its_size() {
-        let isize = (3u32 << 30).to_le_bytes();
-        assert_eq!(content_at_least(100 << 20, &[0x1f, 0x8b], &isize), (3 << 30, true));
-        // the trailer wrapped (more than 4 GiB) or is the last of several members: at least the size
-        assert_eq!(content_at_least(100 << 20, &[0x1f, 0x8b, 8], &[1, 0, 0, 0]), (100 << 20, true));
-        assert_eq!(content_at_least(10, &[0x1f, 0x8b], &[1, 2]), (10, true));
-        assert_eq!(content_at_least(10, b"{\"", &isize), (10, false));
-        assert_eq!(content_at_least(0, &[], &[]), (0, false));
-    }
-
-    #[test]
     fn sixty_four_ranks_of_20_mb_fit_and_1_gb_fits() {
         let ranks: Vec<Dropped> = (0..64).map(|i| file(&format!("run/rank{i}.json"), 20_000_000, b"{\n", b"]}\n\n")).collect();
         let e = estimate(&ranks, 30 << 20, WASM32_MEMORY, false);
@@ -213,6 +198,7 @@ mod tests {
         let e = estimate(&ranks, 0, WASM32_MEMORY, false);
         assert!(!e.fits);
         assert_eq!((e.content_bytes, e.largest_bytes, e.gzip_files), (8 << 30, 1 << 30, 8));
+        assert_eq!(e.content_sizes, vec![1 << 30; 8]);
         assert_eq!(
             e.message.as_deref(),
             Some(
@@ -246,6 +232,8 @@ mod tests {
         let files = [file("t/recorder.mt", 10, b"", b""), file("t/_text/0.txt", 1 << 40, b"", b""), file("t/0.cst", 20, b"", b"")];
         let e = estimate(&files, 0, WASM32_MEMORY, false);
         assert_eq!((e.files, e.input_bytes), (2, 30));
+        // each file's content, in the order given, the skipped one too (the page indexes it so)
+        assert_eq!(e.content_sizes, [10, 1 << 40, 20]);
     }
 
     #[test]

@@ -28,6 +28,20 @@ pub fn is_gzip(prefix: &[u8]) -> bool {
     prefix.len() >= 2 && prefix[0] == 0x1f && prefix[1] == 0x8b
 }
 
+/// The content of a file of `size` bytes, at least, from its first bytes `head` (2 are enough)
+/// and its last `tail` (4), and whether it is gzip. A gzip file's content is at least what its
+/// trailer records (ISIZE: the last member's inflated size modulo 2^32) and at least its
+/// compressed size; both are lower bounds (a file that inflates to more than 4 GiB can show
+/// less). The page's memory estimate and both readers' choice to parse a file on every core
+/// go by it.
+pub fn content_at_least(size: u64, head: &[u8], tail: &[u8]) -> (u64, bool) {
+    match (is_gzip(head), <[u8; 4]>::try_from(tail)) {
+        (true, Ok(isize)) => (u64::from(u32::from_le_bytes(isize)).max(size), true),
+        (true, Err(_)) => (size, true),
+        (false, _) => (size, false),
+    }
+}
+
 /// A streaming gzip decoder.
 pub struct GzipInflater {
     state: Box<InflateState>,
@@ -236,6 +250,17 @@ impl GzipInflater {
 mod tests {
     use super::*;
     use miniz_oxide::deflate::compress_to_vec;
+
+    #[test]
+    fn content_of_gzip_is_at_least_its_trailer_and_its_size() {
+        let isize = (3u32 << 30).to_le_bytes();
+        assert_eq!(content_at_least(100 << 20, &[0x1f, 0x8b], &isize), (3 << 30, true));
+        // the trailer wrapped (more than 4 GiB) or is the last of several members: at least the size
+        assert_eq!(content_at_least(100 << 20, &[0x1f, 0x8b, 8], &[1, 0, 0, 0]), (100 << 20, true));
+        assert_eq!(content_at_least(10, &[0x1f, 0x8b], &[1, 2]), (10, true));
+        assert_eq!(content_at_least(10, b"{\"", &isize), (10, false));
+        assert_eq!(content_at_least(0, &[], &[]), (0, false));
+    }
 
     fn gzip(data: &[u8]) -> Vec<u8> {
         let mut v = vec![0x1f, 0x8b, 8, 0x08, 0, 0, 0, 0, 0, 3];
