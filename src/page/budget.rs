@@ -85,10 +85,11 @@ pub struct Estimate {
 /// says so).
 pub fn estimate(files: &[Dropped], in_use: u64, limit: u64, overridden: bool) -> Estimate {
     let paths: Vec<String> = files.iter().map(|f| f.path.clone()).collect();
-    let read: Vec<&Dropped> = files.iter().zip(plan(&paths)).filter(|(_, role)| *role != Role::Skip).map(|(f, _)| f).collect();
+    let contents: Vec<(u64, bool)> = files.iter().map(|f| content_at_least(f.size, &f.head, &f.tail)).collect();
+    let read: Vec<(&Dropped, (u64, bool))> =
+        files.iter().zip(contents.iter().copied()).zip(plan(&paths)).filter(|(_, role)| *role != Role::Skip).map(|(f, _)| f).collect();
     let (mut input_bytes, mut content_bytes, mut largest_bytes, mut gzip_files) = (0u64, 0u64, 0u64, 0usize);
-    for f in &read {
-        let (content, gz) = content_at_least(f.size, &f.head, &f.tail);
+    for &(f, (content, gz)) in &read {
         input_bytes += f.size;
         content_bytes += content;
         largest_bytes = largest_bytes.max(content);
@@ -99,7 +100,7 @@ pub fn estimate(files: &[Dropped], in_use: u64, limit: u64, overridden: bool) ->
         files: read.len(),
         input_bytes,
         content_bytes,
-        content_sizes: files.iter().map(|f| content_at_least(f.size, &f.head, &f.tail).0).collect(),
+        content_sizes: contents.iter().map(|&(content, _)| content).collect(),
         largest_bytes,
         gzip_files,
         in_use_bytes: in_use,
