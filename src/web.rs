@@ -102,6 +102,13 @@ pub fn warm_up(bytes: u32) -> Result<f64, JsValue> {
     crate::page::warm_up(bytes as usize).map(|n| n as f64).map_err(err)
 }
 
+/// The size of the blocks (or range jobs) to cut a file of `content` bytes into when `helpers`
+/// helper workers parse it, for `begin_file_split` (see `read::block_bytes`).
+#[wasm_bindgen]
+pub fn split_block_bytes(content: f64, helpers: u32) -> u32 {
+    crate::read::block_bytes(content as u64, helpers as usize) as u32
+}
+
 /// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`
 /// for a block of content. The worker reads from `start` to a little past `end`.
 #[wasm_bindgen]

@@ -7,7 +7,7 @@
 //        helpers?, limit?}
 //        (paths: where each file was in what was dropped or picked (default: its name), which tells the files of a
 //        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: other SPLIT_MIN /
-//        BLOCK_BYTES, for tests and benchmarks; helpers: how many parse helpers (the page's ?helpers=N; default one
+//        block size (else Rust's split_block_bytes for the file and the helpers), for tests and benchmarks; helpers: how many parse helpers (the page's ?helpers=N; default one
 //        per core, at most 6; 0 = none); limit: a memory limit lower than wasm32's 4 GiB (the page's
 //        ?memory-limit=SIZE, for tests))
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
@@ -47,7 +47,6 @@ let fileWaiting = false; // a parse has come: a prepare still under way skips it
 let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: later requests say so
 
 const SPLIT_MIN = 24 << 20; // smaller files: helpers would cost more than they save
-const BLOCK_BYTES = 8 << 20;
 const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so whether helpers can read ranges)
 const WARM_UP_BYTES = 256 << 10, WARM_UP_ROUNDS = 8; // 2 MB of generated trace in all
 
@@ -114,7 +113,7 @@ function answer(id, work) {
 }
 
 async function parse({ module, files, paths, slot = 'trace', split, helpers = null, limit = '' }) {
-  const splitMin = split?.min ?? SPLIT_MIN, blockBytes = split?.block ?? BLOCK_BYTES;
+  const splitMin = split?.min ?? SPLIT_MIN;
   let pool = null, blocks = 0, wholeFiles = 0, ready = null;
   try {
     await init({ module_or_path: module });
@@ -167,7 +166,11 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
         continue;
       }
       try {
-        if (pool && content[i] >= splitMin) blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
+        if (pool && content[i] >= splitMin) {
+          // blocks of 8-32 MiB, larger for larger files (a browser reads large slices of a file for less CPU)
+          const blockBytes = split?.block ?? wasm.split_block_bytes(content[i], pool.size);
+          blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
+        }
         else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) throw e; // a trap: the instance is unusable

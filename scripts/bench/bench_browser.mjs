@@ -5,6 +5,7 @@
 //                                             [--events N] [--dist DIR] [--no-coi]
 //                                             [--tab NAME] [--range START,END] [--settle MS] [--no-native]
 //                                             [--browser-idle MS] [--helpers N[,N...]] [--split-min BYTES]
+//                                             [--block BYTES]
 //
 //   FILE       trace to load (default bench-out/kineto_<mb>mb.json, made by bench.sh); a folder (a Recorder
 //              trace, bench_recorder.sh, or a folder of per-rank trace files) is picked with the folder input
@@ -32,6 +33,7 @@
 //              page once per N, in this order, each in a fresh browser (the native command still runs once per run)
 //   --split-min BYTES  files of this size or more are split into blocks for the helpers (the page's SPLIT_MIN,
 //              24 MiB; set through window.kinetoscopeSplit); smaller ones of a drop of several are whole-file jobs
+//   --block BYTES  the size of a split file's blocks (range jobs) instead of the page's own choice (window.kinetoscopeSplit)
 //   --range    with --tab gpu_ops: the time range (START,END in µs) the tab is opened with
 //              (#tab=gpu_ops&range=START,END)
 //   --no-native  with --tab decode or gpu_ops, do not time the native command. By default it runs
@@ -62,7 +64,7 @@ const ROOT = path.resolve(HERE, '..', '..');
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 
 // ---- arguments ------------------------------------------------------------------------------
-const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null, browserIdle: 2000, helpers: null, splitMin: null };
+const opts = { mb: '500', runs: 3, timeout: 900, events: null, dist: path.join(ROOT, 'dist'), coi: true, tab: null, native: true, settle: 0, range: null, browserIdle: 2000, helpers: null, splitMin: null, block: null };
 let file = null;
 const argv = process.argv.slice(2);
 for (let i = 0; i < argv.length; i++) {
@@ -79,6 +81,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--browser-idle') opts.browserIdle = parseFloat(argv[++i]);
   else if (a === '--range') opts.range = argv[++i];
   else if (a === '--split-min') opts.splitMin = parseInt(argv[++i], 10);
+  else if (a === '--block') opts.block = parseInt(argv[++i], 10);
   else if (a === '--helpers') opts.helpers = argv[++i].split(',').map((n) => parseInt(n, 10));
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
@@ -204,7 +207,9 @@ async function runOnce(url, run, helpers) {
     }
     await page.goto(`${url}${helpers === null ? '' : `?helpers=${helpers}`}${linked}`, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
-    if (opts.splitMin) await page.evaluate((min) => { window.kinetoscopeSplit = { min }; }, opts.splitMin);
+    if (opts.splitMin || opts.block) {
+      await page.evaluate(([min, block]) => { window.kinetoscopeSplit = { min: min ?? undefined, block: block ?? undefined }; }, [opts.splitMin, opts.block]);
+    }
     if (opts.settle > 0) await page.waitForTimeout(opts.settle);
     await page.evaluate(([expected, tab]) => {
       const norm = (s) => s.replace(/[\s,.'_\u00a0\u202f]/g, '');
@@ -375,6 +380,7 @@ const mb = jsonBytes / 1e6;
 const lines = [];
 lines.push(`## kinetoscope browser benchmark${opts.tab ? `, tab ${opts.tab}` : ''} (${new Date().toISOString()})`, '');
 lines.push(`- Chromium ${CHROMIUM} headless via playwright-core, fresh browser per run; ${fs.statSync(file).isDirectory() ? 'folder' : 'file'} ${path.basename(file)} (${mb.toFixed(1)} MB JSON)`);
+if (opts.block) lines.push(`- split files read in blocks of ${opts.block} bytes (--block)`);
 if (opts.splitMin) lines.push(`- files of ${opts.splitMin} bytes or more split into blocks (--split-min; the page's default is 24 MiB)`);
 if (opts.helpers) lines.push(`- helpers = the page's ?helpers=N (parse helper workers of the reading worker); each run opened the page once per N (${opts.helpers.join(', ')}), in this order`);
 lines.push(`- seconds = input change event -> #summary shows the event count, measured in the page; the file was chosen ${opts.settle > 0 ? `${opts.settle} ms after the page loaded (--settle)` : 'as soon as the page had loaded'}; the browser had been running ${opts.browserIdle} ms before the page was opened (--browser-idle)`);

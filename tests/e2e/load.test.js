@@ -246,6 +246,9 @@ corpusTest('(f) Cancel stops a large parse and the page recovers', async () => {
   await assertResponsive(page);
   await screenshot(page, 'f-progress');
   assertShowsOverview(await waitDone(page), want.json);
+  // split by the page's own block size (Rust's split_block_bytes: an eighth of a helper's share, 8 MiB at least)
+  const { blocks, helpers } = await page.evaluate(() => window.__kinetoscopeStats);
+  if (helpers > 0) assert.ok(blocks >= 8, `60 MB read in ${blocks} blocks by ${helpers} helpers`);
   assertClean(page);
   await page.close();
 });
