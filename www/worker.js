@@ -6,10 +6,10 @@
 //      {type:'parse', module: WebAssembly.Module, files: File[], paths?: string[], slot?, split?: {min, block},
 //        helpers?, limit?}
 //        (paths: where each file was in what was dropped or picked (default: its name), which tells the files of a
-//        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: other SPLIT_MIN /
-//        block size (else Rust's split_block_bytes for the file and the helpers), for tests and benchmarks; helpers: how many parse helpers (the page's ?helpers=N; default one
-//        per core, at most 6; 0 = none); limit: a memory limit lower than wasm32's 4 GiB (the page's
-//        ?memory-limit=SIZE, for tests))
+//        Recorder trace folder, read whole and decoded together; slot: 'trace' unless given; split: another SPLIT_MIN
+//        or block size (else Rust's split_block_bytes for the file and the helpers), for tests and benchmarks;
+//        helpers: how many parse helpers (the page's ?helpers=N; default one per core, at most 6; 0 = none); limit: a
+//        memory limit lower than wasm32's 4 GiB (the page's ?memory-limit=SIZE, for tests))
 //      {type:'run', id, analysis, params: {name: text}, ranks: text, hta: bool}
 //      {type:'file', id, analysis, name}
 //      {type:'export', id, format: pprof|folded|speedscope|chrome, params: {measure, range}, ranks: text}
@@ -170,8 +170,7 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
           // blocks of 8-32 MiB, larger for larger files (a browser reads large slices of a file for less CPU)
           const blockBytes = split?.block ?? wasm.split_block_bytes(content[i], pool.size);
           blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
-        }
-        else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
+        } else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
       } catch (e) {
         if (e instanceof WebAssembly.RuntimeError) throw e; // a trap: the instance is unusable
         s.drop_file();

@@ -87,8 +87,8 @@ pub const MAX_BLOCK: u64 = 32 << 20;
 /// How large the blocks of a file of `content` bytes are when `workers` workers parse it: an
 /// eighth of each worker's share, so that the last blocks, parsed while other workers may be
 /// idle, are a small part of the whole; at least [`MIN_BLOCK`], at most [`MAX_BLOCK`], whole
-/// MiB. Larger blocks cost a browser less to read: a Chromium worker reads 1 GB with
-/// `File.slice().arrayBuffer()` in 3.5 CPU-seconds in 32 MiB slices, 4.2–4.7 in 8 MiB ones
+/// MiB. Larger blocks cost a browser less to read: two Chromium workers read a 1 GB file with
+/// `File.slice().arrayBuffer()` for 2.9–3.5 CPU-seconds in 32 MiB slices, 4.1–4.5 in 8 MiB ones
 /// (docs/performance.md, seventeenth round).
 pub fn block_bytes(content: u64, workers: usize) -> u64 {
     let share = content / (8 * workers.max(1) as u64);
