@@ -103,10 +103,10 @@ pub fn warm_up(bytes: u32) -> Result<f64, JsValue> {
 }
 
 /// The size of the blocks (or range jobs) to cut a file of `content` bytes into when `helpers`
-/// helper workers parse it, for `begin_file_split` (see `read::block_bytes`).
+/// helper workers parse it, for `begin_file_split` (see `read::block_size`).
 #[wasm_bindgen]
 pub fn split_block_bytes(content: f64, helpers: u32) -> u32 {
-    crate::read::block_bytes(content as u64, helpers as usize) as u32
+    crate::read::block_size(content as u64, helpers as usize) as u32
 }
 
 /// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`

@@ -208,7 +208,7 @@ async function runOnce(url, run, helpers) {
     await page.goto(`${url}${helpers === null ? '' : `?helpers=${helpers}`}${linked}`, { waitUntil: 'load' });
     await page.waitForSelector('#file', { state: 'attached', timeout: 60000 });
     if (opts.splitMin || opts.block) {
-      await page.evaluate(([min, block]) => { window.kinetoscopeSplit = { min: min ?? undefined, block: block ?? undefined }; }, [opts.splitMin, opts.block]);
+      await page.evaluate(([min, block]) => { window.kinetoscopeSplit = { min, block }; }, [opts.splitMin, opts.block]); // null: the page's own
     }
     if (opts.settle > 0) await page.waitForTimeout(opts.settle);
     await page.evaluate(([expected, tab]) => {

@@ -10,7 +10,7 @@
 //                                                  [--runs 2] [--dist DIR]
 //
 //   FILE      an uncompressed Chrome-trace file (the page's range jobs are for those)
-//   --block   block sizes in MiB, each measured in turn (the page's are 8-32 MiB, Rust read::block_bytes)
+//   --block   block sizes in MiB, each measured in turn (the page's are 8-32 MiB, Rust read::block_size)
 //   --mode    read: only read the blocks; parse: read and parse them (needs DIST/pkg, built by www/build.sh)
 //   --runs    rounds over every block size and mode, alternating (this machine's speed drifts)
 //

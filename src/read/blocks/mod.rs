@@ -77,10 +77,10 @@ pub(super) struct Splitter {
     ended: bool,
 }
 
-/// The smallest block the page cuts a file into ([`block_bytes`]): below it, each block's fixed
+/// The smallest block the page cuts a file into ([`block_size`]): below it, each block's fixed
 /// costs (a message, a read, a partial rank to merge) count.
 pub const MIN_BLOCK: u64 = 8 << 20;
-/// The largest ([`block_bytes`]): what a helper holds at once (two jobs' bytes in JavaScript,
+/// The largest ([`block_size`]): what a helper holds at once (two jobs' bytes in JavaScript,
 /// one in its wasm memory) stays small beside the rank the reading worker builds.
 pub const MAX_BLOCK: u64 = 32 << 20;
 
@@ -90,7 +90,7 @@ pub const MAX_BLOCK: u64 = 32 << 20;
 /// MiB. Larger blocks cost a browser less to read: two Chromium workers read a 1 GB file with
 /// `File.slice().arrayBuffer()` for 2.9–3.5 CPU-seconds in 32 MiB slices, 4.1–4.5 in 8 MiB ones
 /// (docs/performance.md, seventeenth round).
-pub fn block_bytes(content: u64, workers: usize) -> u64 {
+pub fn block_size(content: u64, workers: usize) -> u64 {
     let share = content / (8 * workers.max(1) as u64);
     share.clamp(MIN_BLOCK, MAX_BLOCK) >> 20 << 20
 }
@@ -107,7 +107,7 @@ enum Redo {
 
 #[cfg(test)]
 mod tests {
-    use super::{block_bytes, parse_block, parse_range, BlockParse, MAX_BLOCK, MIN_BLOCK};
+    use super::{block_size, parse_block, parse_range, BlockParse, MAX_BLOCK, MIN_BLOCK};
     use crate::read::FileReader;
 
     const DOC: &[u8] = br#"{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "name": "b", "ts": 3, "dur": 1}]}"#;
@@ -124,15 +124,15 @@ mod tests {
     fn blocks_are_an_eighth_of_a_share_within_bounds() {
         const MIB: u64 = 1 << 20;
         // a 100 MB file over 2 helpers: 6 MiB shares, the smallest block
-        assert_eq!(block_bytes(100_000_000, 2), MIN_BLOCK);
+        assert_eq!(block_size(100_000_000, 2), MIN_BLOCK);
         // 200 MiB over 2: 12.5 MiB, whole MiB down
-        assert_eq!(block_bytes(200 * MIB, 2), 12 * MIB);
+        assert_eq!(block_size(200 * MIB, 2), 12 * MIB);
         // 1 GB over 2: the largest; over 6, an eighth of 1/6
-        assert_eq!(block_bytes(1_030_000_000, 2), MAX_BLOCK);
-        assert_eq!(block_bytes(1_030_000_000, 6), 20 * MIB);
+        assert_eq!(block_size(1_030_000_000, 2), MAX_BLOCK);
+        assert_eq!(block_size(1_030_000_000, 6), 20 * MIB);
         // no workers counted as one; nothing to read, the smallest
-        assert_eq!(block_bytes(256 * MIB, 0), MAX_BLOCK);
-        assert_eq!(block_bytes(0, 4), MIN_BLOCK);
+        assert_eq!(block_size(256 * MIB, 0), MAX_BLOCK);
+        assert_eq!(block_size(0, 4), MIN_BLOCK);
     }
 
     /// The texts of the errors for blocks, jobs and results that are not what they should be
