@@ -2,19 +2,20 @@
 //! tiers (V8: Liftoff at once, TurboFan for the functions that turn out hot), so the first
 //! megabytes of the first trace would run the slower code. The page's standby worker calls
 //! [`warm_up`] while the page waits for a file: it reads a generated trace the way a large file
-//! is read (range jobs parsed, merged, assembled, the overview computed) and runs the decode-step
-//! analyses on it, so the hot functions are optimised by the time a real trace arrives. V8 does
-//! not replace a running function's code, so a loop over a large trace's events that starts in
-//! first-tier code would stay there. The compiled module is shared by every worker of the page,
-//! and so is its optimised code.
+//! is read (range jobs parsed, merged, assembled, the overview computed), runs the decode-step
+//! analyses on it and makes its Overview dashboard, so the hot functions are optimised by the
+//! time a real trace arrives. V8 does not replace a running function's code, so a loop over a
+//! large trace's events that starts in first-tier code would stay there. The compiled module is
+//! shared by every worker of the page, and so is its optimised code.
 
 use super::Workspace;
 use crate::analysis::overview::overview;
 use crate::read::{assemble, job_range, parse_range, FileReader};
 
 /// Reads a generated trace of about `bytes` bytes (Kineto and PaddlePaddle events, metadata,
-/// profiler steps) through the split reader, computes its overview and runs the `decode` and
-/// `gpu_ops` analyses; returns the number of events read.
+/// profiler steps) through the split reader, computes its overview, runs the `decode` and
+/// `gpu_ops` analyses and makes the Overview's dashboard (what the page computes first after a
+/// read: its frames, links and `summary`); returns the number of events read.
 pub fn warm_up(bytes: usize) -> Result<u64, String> {
     let doc = generated_trace(bytes);
     let mut r = FileReader::new_ranges("warm-up.json", doc.len() as u64, 64 << 10);
@@ -39,6 +40,7 @@ pub fn warm_up(bytes: usize) -> Result<u64, String> {
     for analysis in ["decode", "gpu_ops"] {
         w.run_json(analysis, "{}", "", false).map_err(|e| e.0)?;
     }
+    w.dashboard_json().map_err(|e| e.0)?;
     Ok(events)
 }
 
@@ -105,5 +107,8 @@ mod tests {
         let mut w = Workspace::new(assemble(vec![crate::read::read_bytes("t.json", &generated_trace(200_000), 1 << 20).expect("reads")]));
         let json = w.run_json("decode", "{}", "", false).expect("decode runs");
         assert!(json.contains("decode steps averaged"), "{json}");
+        // the warm-up's last step: the Overview's dashboard, whose top kernels are the generated ones
+        let dashboard = w.dashboard_json().expect("the dashboard is made");
+        assert!(dashboard.contains("gemm_"), "{dashboard}");
     }
 }
