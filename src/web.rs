@@ -102,6 +102,13 @@ pub fn warm_up(bytes: u32) -> Result<f64, JsValue> {
     crate::page::warm_up(bytes as usize).map(|n| n as f64).map_err(err)
 }
 
+/// Warms the compiled code of every analysis before the first panel (`page::warm_analyses`):
+/// runs each on a generated trace of about `bytes` bytes. Returns how many ran.
+#[wasm_bindgen]
+pub fn warm_analyses(bytes: u32) -> Result<f64, JsValue> {
+    crate::page::warm_analyses(bytes as usize).map(|n| n as f64).map_err(err)
+}
+
 /// The size of the blocks (or range jobs) to cut a file of `content` bytes into when `helpers`
 /// helper workers parse it, for `begin_file_split` (see `read::block_size`).
 #[wasm_bindgen]

@@ -30,7 +30,7 @@ let trace = null; // the parsed trace: {worker, ranks: [rank text], pending: Map
 let runs = 0; // a newer run() supersedes one still waiting for the module
 
 // the first standby worker is started at once (workers.js); the next ones wait while a trace is being read
-prepareStandby(true);
+prepareStandby();
 setReadingCheck(() => job || readingPair());
 
 // Reads `files` (File[]; `paths`: where each was in what was dropped or picked, which tells the files of a trace

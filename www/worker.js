@@ -48,10 +48,10 @@ let crashed = null; // a wasm trap (a Rust panic) leaves the instance unusable: 
 
 const SPLIT_MIN = 24 << 20; // smaller files: helpers would cost more than they save
 const HEAD_BYTES = 64 << 10; // read first: enough to tell the format (and so whether helpers can read ranges)
-const WARM_UP_BYTES = 256 << 10, WARM_UP_ROUNDS = 8; // 2 MB of generated trace in all
+const WARM_UP_BYTES = 256 << 10, WARM_UP_ROUNDS = 8; // 2 MB of generated trace in all, for the reader, then for the analyses
 
 self.onmessage = ({ data }) => {
-  if (data.type === 'prepare') (prepared = prepare(data)).then(() => self.postMessage({ type: 'prepared' }), () => {});
+  if (data.type === 'prepare') (prepared = prepare(data)).then(() => self.postMessage({ type: 'prepared', warmed: warmedUp }), () => {});
   else if (data.type === 'parse') {
     fileWaiting = true;
     parse(data);
@@ -209,22 +209,28 @@ function describe(files, paths) {
 }
 
 // A standby worker, prepared while the page waits for a file: its wasm instance and helpers started, and (warm) the
-// reader's compiled code optimised by reading a generated trace (Rust `page::warm_up`), so that the first trace does
-// not run the browser's first-tier code. The helpers come first: this worker's event loop loads their scripts, so
-// the warm-up would hold them back. The warm-up runs in short rounds and stops when a file comes, so that the file
-// waits for one round at most (its own jobs make the code hot from there).
+// compiled code optimised: the reader's and the dashboard's by reading a generated trace and making its Overview
+// (Rust `page::warm_up`), then every analysis' by running it on such a trace (`page::warm_analyses`), so that the
+// first trace, and the first panel opened on it, do not run the browser's first-tier code. The helpers come first:
+// this worker's event loop loads their scripts, so the warm-up would hold them back. The warm-up runs in short
+// rounds and stops when a file comes, so that the file waits for one round at most (its own jobs make the code hot
+// from there); `warmedUp` says whether it ran to the end (else the next standby worker warms up again).
+let warmedUp = false;
 async function prepare({ module, warm, helpers = null }) {
   await init({ module_or_path: module });
   const pool = await startHelpers(module, helpers);
-  for (let round = 0; warm && round < WARM_UP_ROUNDS; round++) {
-    await new Promise((later) => setTimeout(later, 0)); // lets a waiting parse message in
-    if (fileWaiting) break;
-    try {
-      wasm.warm_up(WARM_UP_BYTES);
-    } catch (e) {
-      console.warn('warm-up failed:', e);
-      break;
+  const steps = warm ? [() => wasm.warm_up(WARM_UP_BYTES), () => wasm.warm_analyses(WARM_UP_BYTES)] : [];
+  try {
+    for (const step of steps) {
+      for (let round = 0; round < WARM_UP_ROUNDS; round++) {
+        await new Promise((later) => setTimeout(later, 0)); // lets a waiting parse message in
+        if (fileWaiting) return pool;
+        step();
+      }
     }
+    warmedUp = steps.length > 0;
+  } catch (e) {
+    console.warn('warm-up failed:', e);
   }
   return pool;
 }

@@ -8,10 +8,12 @@
 import { platform, wasmModule } from './platform.js';
 
 // A worker made ready while the page waits for files (worker.js prepare()): its wasm instance and parse helpers
-// started and, the first time, the reader's compiled code warmed up, so a dropped trace starts at full speed.
+// started and, until one has done it to the end, the compiled code warmed up (the reader's, the dashboard's, every
+// analysis'), so a dropped trace, and the first panel opened on it, run at full speed.
 // The first one is started at once (app.js): its script loads while the module compiles, and it is told to prepare
 // as soon as the module is there (before a file chosen meanwhile is posted to it: reactions run in order).
 let standby = null;
+let warmed = false; // a standby worker has warmed the compiled code up to the end (the module keeps it)
 let reading = () => false; // whether a trace is being read (setReadingCheck): the next standby waits until not
 let requests = 0;
 
@@ -27,11 +29,16 @@ export function setReadingCheck(check) {
   reading = check;
 }
 
-export function prepareStandby(warm) {
+export function prepareStandby() {
   if (standby) return;
   const w = (standby = platform.worker());
-  w.onmessage = ({ data }) => { if (data.type === 'prepared' && standby === w) document.body.dataset.standby = 'ready'; };
-  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm, helpers: readOptions().helpers }), () => {});
+  w.onmessage = ({ data }) => {
+    if (data.type !== 'prepared') return;
+    warmed ||= data.warmed;
+    if (warmed) document.body.dataset.warmed = 'true';
+    if (standby === w) document.body.dataset.standby = 'ready';
+  };
+  wasmModule.then((module) => w.postMessage({ type: 'prepare', module, warm: !warmed, helpers: readOptions().helpers }), () => {});
 }
 
 /** A worker for a new job: the standby one if there is one (the next is prepared once nothing is being read). */
@@ -39,7 +46,7 @@ export function takeWorker() {
   const w = standby ?? platform.worker();
   standby = null;
   delete document.body.dataset.standby;
-  const later = () => setTimeout(() => (reading() ? later() : prepareStandby(false)), 2000);
+  const later = () => setTimeout(() => (reading() ? later() : prepareStandby()), 2000);
   later();
   return w;
 }

@@ -41,7 +41,7 @@ use crate::table::Table;
 use crate::table::{Chart, ReportFile, TraceOut};
 
 pub use diff::{diff, diff_json, diff_options_json, Diff};
-pub use warm::warm_up;
+pub use warm::{warm_analyses, warm_up};
 
 /// One analysis as the page lists it (a tab with an options form).
 #[derive(Debug, Serialize)]

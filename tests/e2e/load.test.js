@@ -270,8 +270,10 @@ corpusTest('(n) a large file is read by several workers in blocks and shows what
     assert.equal(want.status, 0, want.stderr);
     const page = await open();
     await page.evaluate((min) => { window.kinetoscopeSplit = { min, block: 4096 }; }, min);
-    // the standby worker (its helpers started, the reader's code warmed up) takes the file
+    // the standby worker (its helpers started, the reader's, the dashboard's and every analysis' code warmed up, no
+    // round of it failing) takes the file
     await page.waitForSelector('body[data-standby="ready"]');
+    assert.equal(await page.evaluate(() => document.body.dataset.warmed), 'true', `${name}: the standby worker warmed up`);
     await dropFile(page, path.join(dir, name));
     assertShowsOverview(await waitDone(page), want.json);
     const { blocks, prepared } = await page.evaluate(() => window.__kinetoscopeStats);
