@@ -117,10 +117,12 @@ pub fn split_block_bytes(content: f64, helpers: u32) -> u32 {
 }
 
 /// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`
-/// for a block of content. The worker reads from `start` to a little past `end`.
+/// for a block of content. The worker reads from `start` to a little past `end`. Only the job's
+/// first bytes are copied into this instance (a block of content is megabytes).
 #[wasm_bindgen]
-pub fn job_range(job: &[u8]) -> Option<Vec<f64>> {
-    crate::read::job_range(job).map(|(a, b)| vec![a as f64, b as f64])
+pub fn job_range(job: &js_sys::Uint8Array) -> Option<Vec<f64>> {
+    let head = job.subarray(0, job.length().min(crate::read::RANGE_JOB_BYTES as u32)).to_vec();
+    crate::read::job_range(&head).map(|(a, b)| vec![a as f64, b as f64])
 }
 
 /// Parses a range job of the file `name`: `bytes` are the file's from the job's start, to its end
@@ -268,6 +270,24 @@ impl Session {
             self.blocks.extend(r.take_blocks());
         }
         self.blocks.pop_front()
+    }
+
+    /// `take_block`, copied into the start of `into` instead of a new array (the page reuses the
+    /// arrays the helpers give back, which spares it allocating and zeroing each block's memory):
+    /// the block's length; 0 if no block is ready; minus its length, and the block left for the
+    /// next call, if it is longer than `into`.
+    pub fn take_block_into(&mut self, into: &js_sys::Uint8Array) -> f64 {
+        if let Some(r) = &mut self.current {
+            self.blocks.extend(r.take_blocks());
+        }
+        let Some(block) = self.blocks.front() else { return 0.0 };
+        let n = block.len() as u32;
+        if n > into.length() {
+            return -f64::from(n);
+        }
+        into.subarray(0, n).copy_from(block);
+        self.blocks.pop_front();
+        f64::from(n)
     }
 
     /// Hands back the result of `parse_block` for a block of the current file, and the block (for

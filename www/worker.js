@@ -252,8 +252,22 @@ async function readHere(s, at, file, progress) {
 async function readSplit(s, at, file, pool, blockBytes, progress) {
   s.begin_file_split(file.name, file.size, blockBytes, at);
   let failed = null, jobs = 0, pending = 0, parsed = 0, wake = null;
+  // a block of content goes out in an array that came back from a helper with an earlier one, when one is spare
+  // (allocating a fresh one per block cost the page a second per GB); a range job is a few bytes, in one of its own
+  const spare = [];
+  const takeBlock = () => {
+    if (s.reads_ranges()) return s.take_block();
+    let into = spare.pop() ?? new Uint8Array(blockBytes + (64 << 10));
+    let n = s.take_block_into(into);
+    if (n < 0) { // longer than the blocks so far: a larger array, kept for later ones too
+      into = new Uint8Array(-n + (64 << 10));
+      n = s.take_block_into(into);
+    }
+    if (n === 0) spare.push(into);
+    return n > 0 ? into.subarray(0, n) : undefined;
+  };
   const handOut = () => {
-    for (let b; (b = s.take_block()); ) {
+    for (let b; (b = takeBlock()); ) {
       const range = wasm.job_range(b);
       jobs++;
       pending++;
@@ -261,6 +275,7 @@ async function readSplit(s, at, file, pool, blockBytes, progress) {
         .then(({ partial, block }) => {
           if (failed) return;
           s.add_partial(partial, block);
+          if (block) spare.push(new Uint8Array(block.buffer));
           if (range) progress(Math.min(file.size, parsed += range[1] - range[0]));
           handOut();
         })

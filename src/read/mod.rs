@@ -42,7 +42,9 @@ use detect::Content;
 use inflate::GzipInflater;
 use scan::Scanner;
 
-pub use blocks::{block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK, MIN_BLOCK};
+pub use blocks::{
+    block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK, MIN_BLOCK, RANGE_JOB_BYTES,
+};
 pub use rank::assemble;
 
 /// Bytes the detector may buffer before it must decide (CSV header lines are short).

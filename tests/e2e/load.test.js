@@ -8,7 +8,7 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } f
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { gunzipSync } from 'node:zlib';
+import { gunzipSync, gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import {
   canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readDashboard, readReport, screenshot, shared, waitDone,
@@ -256,15 +256,18 @@ corpusTest('(f) Cancel stops a large parse and the page recovers', async () => {
 corpusTest('(n) a large file is read by several workers in blocks and shows what one worker shows (the CLI\'s numbers)', async () => {
   // small blocks so these small files take many: a gzip Kineto trace, a Paddle trace, and a trace whose event array
   // has 30 KB of objects before and after it (every cut there is a bad guess: the stretch is parsed again in one
-  // job that streams to the end of the file)
+  // job that streams to the end of the file), and gzip-compressed with 130 KB of objects (blocks of content parsed
+  // again in the reading worker, from the arrays the page reuses for them)
   const stretches = mkdtempSync(path.join(os.tmpdir(), 'kinetoscope-stretches-'));
   const objects = (n) => Array.from({ length: n }, (_, i) => `{"id": ${i}, "name": "device ${i}"}`).join(',');
   const events = Array.from({ length: 300 }, (_, i) => `{"ph": "X", "cat": "kernel", "name": "k${i % 7}", "ts": ${i * 10}, "dur": 5, "pid": 0, "tid": 7}`).join(',\n');
-  writeFileSync(path.join(stretches, 'stretches.json'), `{"deviceProperties": [${objects(900)}], "traceEvents": [${events}], "samples": [${objects(900)}]}`);
+  const stretched = (n) => `{"deviceProperties": [${objects(n)}], "traceEvents": [${events}], "samples": [${objects(n)}]}`;
+  writeFileSync(path.join(stretches, 'stretches.json'), stretched(900));
+  writeFileSync(path.join(stretches, 'stretches.json.gz'), gzipSync(stretched(4000)));
   // the gzip file (124 KB, 1.76 MB inflated) with a threshold between its two sizes: a file is split by its content,
   // a gzip file's inflated size (its trailer), not by its size on disk
   const cases = [[traceFilter, 'sampled_rank-0.json.gz', 'temporal', 1e6], [path.join(shared, 'traces', 'paddle'), 'paddle3.3.1_cpu_mlp_adam.paddle_trace.json', 'kernels', 1],
-    [stretches, 'stretches.json', 'kernels', 1]];
+    [stretches, 'stretches.json', 'kernels', 1], [stretches, 'stretches.json.gz', 'kernels', 1]];
   for (const [dir, name, tab, min] of cases) {
     const want = cliInfo(dir, name);
     assert.equal(want.status, 0, want.stderr);

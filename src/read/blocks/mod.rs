@@ -42,7 +42,7 @@ use std::collections::BTreeMap;
 use super::scan::Shape;
 
 pub use parse::{job_to_end, parse_block, parse_range, BlockError, BlockParse};
-pub use wire::{job_range, WireError};
+pub use wire::{job_range, WireError, RANGE_JOB_BYTES};
 
 /// The reading side of a split file: cuts the content into blocks (or the file into range
 /// jobs; [`split`]), then merges their results ([`merge`]).

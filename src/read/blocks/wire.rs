@@ -129,8 +129,11 @@ pub(super) fn header(block: &[u8]) -> Result<Header<'_>, WireError> {
     Ok(Header { seq, flags, base, end: 0, end_warnings, content: &block[d.i..] })
 }
 
+/// A range job's length: its sequence number, flags, start and end.
+pub const RANGE_JOB_BYTES: usize = 4 + 1 + 8 + 8;
+
 pub(super) fn range_job(seq: u32, flags: u8, start: u64, end: u64) -> Vec<u8> {
-    let mut b = Vec::with_capacity(21);
+    let mut b = Vec::with_capacity(RANGE_JOB_BYTES);
     b.extend_from_slice(&seq.to_le_bytes());
     b.push(flags | RANGE);
     b.extend_from_slice(&start.to_le_bytes());
@@ -139,7 +142,8 @@ pub(super) fn range_job(seq: u32, flags: u8, start: u64, end: u64) -> Vec<u8> {
 }
 
 /// A range job's byte range `[start, end)` in the file (`None` for a content block): the worker
-/// reads from `start` to a little past `end`, where the block's last cut is searched.
+/// reads from `start` to a little past `end`, where the block's last cut is searched. The first
+/// [`RANGE_JOB_BYTES`] of a job are enough to tell.
 pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
     header(job).ok().filter(|h| h.flags & RANGE != 0).map(|h| (h.base, h.end))
 }
