@@ -253,17 +253,18 @@ async function readSplit(s, at, file, pool, blockBytes, progress) {
   s.begin_file_split(file.name, file.size, blockBytes, at);
   let failed = null, jobs = 0, pending = 0, parsed = 0, wake = null;
   // a block of content goes out in an array that came back from a helper with an earlier one, when one is spare
-  // (allocating a fresh one per block cost the page a second per GB); a range job is a few bytes, in one of its own
-  const spare = [];
+  // (allocating and zeroing a fresh one per block cost the reading worker half a second per GB); a range job is a few
+  // bytes, in one of its own
+  const spare = [], none = new Uint8Array(0);
   const takeBlock = () => {
     if (s.reads_ranges()) return s.take_block();
-    let into = spare.pop() ?? new Uint8Array(blockBytes + (64 << 10));
+    let into = spare.pop() ?? none;
     let n = s.take_block_into(into);
-    if (n < 0) { // longer than the blocks so far: a larger array, kept for later ones too
-      into = new Uint8Array(-n + (64 << 10));
+    if (n < 0) { // no array spare, or the block is longer than it: a new one, which later blocks reuse too
+      into = new Uint8Array(Math.max(-n, blockBytes) + (64 << 10));
       n = s.take_block_into(into);
     }
-    if (n === 0) spare.push(into);
+    if (n === 0 && into !== none) spare.push(into);
     return n > 0 ? into.subarray(0, n) : undefined;
   };
   const handOut = () => {
