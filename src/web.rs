@@ -266,10 +266,7 @@ impl Session {
 
     /// The next block of the current split file to parse (`parse_block`), if one is ready.
     pub fn take_block(&mut self) -> Option<Vec<u8>> {
-        if let Some(r) = &mut self.current {
-            self.blocks.extend(r.take_blocks());
-        }
-        self.blocks.pop_front()
+        self.ready_blocks().pop_front()
     }
 
     /// `take_block`, copied into the start of `into` instead of a new array (the page reuses the
@@ -277,10 +274,7 @@ impl Session {
     /// the block's length; 0 if no block is ready; minus its length, and the block left for the
     /// next call, if it is longer than `into`.
     pub fn take_block_into(&mut self, into: &js_sys::Uint8Array) -> f64 {
-        if let Some(r) = &mut self.current {
-            self.blocks.extend(r.take_blocks());
-        }
-        let Some(block) = self.blocks.front() else { return 0.0 };
+        let Some(block) = self.ready_blocks().front() else { return 0.0 };
         let n = block.len() as u32;
         if n > into.length() {
             return -f64::from(n);
@@ -398,6 +392,14 @@ impl Session {
 }
 
 impl Session {
+    /// The blocks of the current split file ready to hand out, the reader's newest among them.
+    fn ready_blocks(&mut self) -> &mut std::collections::VecDeque<Vec<u8>> {
+        if let Some(r) = &mut self.current {
+            self.blocks.extend(r.take_blocks());
+        }
+        &mut self.blocks
+    }
+
     /// The reader of the next file (one reader only: it reserves the event table for `size`).
     fn open_reader(&mut self, name: &str, size: f64, block_bytes: Option<usize>, at: u32) -> Result<(), JsValue> {
         if self.current.is_some() {
