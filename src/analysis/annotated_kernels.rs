@@ -212,7 +212,8 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         named.entry(id).or_insert_with(|| name(r.strings.get(id)));
     }
     let name_of = |id: StrId| named[&id].as_str();
-    let texts = |col: &dyn Fn(usize) -> StrId| Values::Str(rows.iter().map(|&i| name_of(col(i))).collect());
+    // by the string id, not by the text: a kernel's long name hashed once, not once per row
+    let texts = |col: &dyn Fn(usize) -> StrId| Values::Str(Texts::by_key(rows.iter().map(|&i| col(i)), name_of));
     let (ts, dur) = if hta {
         let dur = if f.dur_is_float {
             Values::Float(rows.iter().map(|&i| f.dur(r, i)).collect())
@@ -231,7 +232,7 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
     } else {
         Values::Int(rows.iter().map(|&i| f.iteration(i).unwrap_or(-1)).collect())
     };
-    let annotation = |k: &AnnotatedKernel| k.stack.last().map_or("", |&a| name_of(f.name(r, a)));
+    let annotation = |k: &AnnotatedKernel| k.stack.last().map(|&a| f.name(r, a));
     let mut t = Table::new(&format!("gpu_kernels_with_user_annotations__rank{}", f.rank))
         .with("index", Unit::None, Values::Int(rows.iter().map(|&i| i64::from(f.index(r, i))).collect()))
         .with("s_cat", Unit::None, texts(&|i| f.cat(r, i)))
@@ -244,7 +245,7 @@ fn kernel_table(f: &HtaFrame, r: &RankTrace, kernels: &[AnnotatedKernel], hta: b
         .with("correlation", Unit::None, ints(&|i| f.correlation(r, i)))
         .with("index_correlation", Unit::None, ints(&|i| f.index_correlation(r, i)))
         .with("iteration", Unit::None, iteration)
-        .with("s_user_annotation", Unit::None, Values::Str(kernels.iter().map(annotation).collect()));
+        .with("s_user_annotation", Unit::None, Values::Str(Texts::by_key(kernels.iter().map(annotation), |a| a.map_or("", name_of))));
     if !hta {
         let stack = |k: &AnnotatedKernel| k.stack.iter().map(|&a| name_of(f.name(r, a))).collect::<Vec<_>>().join(STACK_SEPARATOR);
         t = t.with("annotation_stack", Unit::None, Values::Str(kernels.iter().map(stack).collect()));

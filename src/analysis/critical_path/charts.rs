@@ -76,19 +76,41 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
             (true, graph::id_key(r, f.pid(r, row)), (0, f.stream(r, row), String::new()))
         }
     };
+    // a lane's key made once per lane, not per event: events go by the raw ids of theirs
+    let raw_key = |row: usize| -> (bool, u32, i64) {
+        match f.stream(r, row) {
+            -1 => (false, f.pid(r, row), i64::from(f.tid(r, row))),
+            stream => (true, f.pid(r, row), stream),
+        }
+    };
     let event_rows: Vec<usize> = (0..g.nodes.len() / 2).map(|k| g.nodes[2 * k].row as usize).collect();
-    let mut time_on_lane: FxHashMap<Lane, (i64, bool)> = FxHashMap::default();
+    let mut raw_lanes: FxHashMap<(bool, u32, i64), usize> = FxHashMap::default();
+    // (lane, time on it, on the path) per raw key, in the order first seen
+    let mut seen: Vec<(Lane, i64, bool)> = Vec::new();
     for &row in &event_rows {
-        let e = time_on_lane.entry(lane_key(row)).or_default();
-        e.0 += f.dur_ns(r, row);
-        e.1 |= on_path.contains(&(row as u32));
+        let k = *raw_lanes.entry(raw_key(row)).or_insert_with(|| {
+            seen.push((lane_key(row), 0, false));
+            seen.len() - 1
+        });
+        seen[k].1 += f.dur_ns(r, row);
+        seen[k].2 |= on_path.contains(&(row as u32));
+    }
+    let mut time_on_lane: FxHashMap<Lane, (i64, bool)> = FxHashMap::default();
+    for (lane, time, path) in &seen {
+        let e = time_on_lane.entry(lane.clone()).or_default();
+        e.0 += time;
+        e.1 |= path;
     }
     let mut keys: Vec<_> = time_on_lane.keys().cloned().collect();
     // lanes on the path first kept, then the busiest; shown CPU lanes first, then GPU, by id
     keys.sort_by(|a, b| time_on_lane[b].1.cmp(&time_on_lane[a].1).then(time_on_lane[b].0.cmp(&time_on_lane[a].0)));
     keys.truncate(MAX_LANES);
     keys.sort();
-    let lane_of: FxHashMap<_, u32> = keys.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+    let lane_index: FxHashMap<_, u32> = keys.iter().enumerate().map(|(i, k)| (k.clone(), i as u32)).collect();
+    // the shown lane of each raw key, and of an event (by its raw key)
+    let raw_lane: FxHashMap<(bool, u32, i64), u32> =
+        raw_lanes.iter().filter_map(|(raw, &k)| lane_index.get(&seen[k].0).map(|&l| (*raw, l))).collect();
+    let lane_of = |row: usize| raw_lane.get(&raw_key(row));
     let lanes: Vec<String> = keys
         .iter()
         .map(|k| {
@@ -111,7 +133,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
     let mut off: Vec<(u32, i64, i64)> = event_rows
         .iter()
         .filter(|&&row| !on_path.contains(&(row as u32)))
-        .filter_map(|&row| lane_of.get(&lane_key(row)).map(|&l| (l, f.ts_ns(r, row), f.ts_ns(r, row) + f.dur_ns(r, row))))
+        .filter_map(|&row| lane_of(row).map(|&l| (l, f.ts_ns(r, row), f.ts_ns(r, row) + f.dur_ns(r, row))))
         .collect();
     off.sort_unstable();
     let mut cur: Option<(u32, i64, i64)> = None;
@@ -135,7 +157,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
     let event_name = |short: &mut ShortNames, row: usize| format!("{} (#{})", short.get(r, f.name(r, row)), f.index(r, row));
     let mut run_labels = vec![String::new(); runs.len()];
     for &row in on_path.iter().map(|&r| r as usize).collect::<std::collections::BTreeSet<_>>().iter() {
-        let Some(&l) = lane_of.get(&lane_key(row)) else { continue };
+        let Some(&l) = lane_of(row) else { continue };
         let kind = r.events.kind[f.row[row] as usize];
         let k = if f.stream(r, row) == -1 {
             if matches!(kind, Kind::Runtime | Kind::Driver | Kind::MtiaRuntime) {
@@ -163,7 +185,7 @@ pub(super) fn timeline_chart(cp: &CriticalPath, f: &HtaFrame, r: &RankTrace) -> 
             EdgeKind::Operator => continue,
         };
         let (a, b) = (g.nodes[edge.src as usize], g.nodes[edge.dst as usize]);
-        if let (Some(&la), Some(&lb)) = (lane_of.get(&lane_key(a.row as usize)), lane_of.get(&lane_key(b.row as usize))) {
+        if let (Some(&la), Some(&lb)) = (lane_of(a.row as usize), lane_of(b.row as usize)) {
             arrows.push((la, at(a.ts - t0), lb, at(b.ts - t0), k));
             let mut end =
                 |n: graph::Node| format!("{} of {}", if n.start { "start" } else { "end" }, event_name(&mut short, n.row as usize));
