@@ -61,6 +61,8 @@ pub fn set_max_inflated(text: &str) -> Result<()> {
 
 /// Bytes of a file given to a split reader at a time (see `Sink::push`).
 const PIECE: usize = 128 << 10;
+/// The smallest such piece (see `Sink::push`).
+const MIN_PIECE: usize = 4 << 10;
 
 /// Files at least this large are read by a second thread while the first parses.
 const PREFETCH_FROM: u64 = 16 << 20;
@@ -255,9 +257,22 @@ impl<'s> Sink<'s> {
     }
     fn push(&mut self, chunk: &[u8]) -> Result<(), kinetoscope::ReadError> {
         // a gzip chunk inflates to about ten times its size: given to the reader in pieces, so
-        // that the blocks it makes go out (and wait to be merged) a few at a time
-        let piece = if self.parsers.is_some() { PIECE } else { chunk.len().max(1) };
-        for part in chunk.chunks(piece) {
+        // that the blocks it makes go out (and wait to be merged) a few at a time; smaller
+        // pieces where it inflates to far more (a gzip of `{},` or of whitespace, ~1000 times:
+        // a 128 KiB piece was 128 MB of blocks at once), about a block's worth each, the first
+        // one small until the ratio is known
+        let mut rest = chunk;
+        while !rest.is_empty() {
+            let piece = match (&self.parsers, self.reader.bytes_consumed(), self.reader.bytes_inflated()) {
+                (None, ..) => rest.len(),
+                (Some(_), 0, _) => MIN_PIECE,
+                (Some(_), consumed, inflated) => {
+                    let ratio = (inflated / consumed).max(1);
+                    usize::try_from(block_bytes() as u64 / ratio).unwrap_or(PIECE).clamp(MIN_PIECE, PIECE)
+                }
+            };
+            let (part, later) = rest.split_at(piece.min(rest.len()));
+            rest = later;
             self.reader.push(part)?;
             self.done.fetch_add(part.len() as u64, Ordering::Relaxed);
             self.hand_out(false)?;

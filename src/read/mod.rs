@@ -252,6 +252,11 @@ impl FileReader {
         self.consumed
     }
 
+    /// Bytes a gzip file's content has inflated to so far (0 for other files).
+    pub fn bytes_inflated(&self) -> u64 {
+        self.inflated
+    }
+
     /// Feeds the next chunk of the file.
     pub fn push(&mut self, chunk: &[u8]) -> Result<(), ReadError> {
         let r = self.push_inner(chunk);
