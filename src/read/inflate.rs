@@ -165,12 +165,7 @@ impl GzipInflater {
                 }
                 Stage::Body => {
                     let (status, read, wrote) = self.inflate(input);
-                    if wrote > 0 {
-                        let data = &self.out[..wrote];
-                        self.crc = zlib_rs::crc32::crc32(self.crc, data);
-                        self.member_len += wrote as u64;
-                        sink(data)?;
-                    }
+                    self.emit(wrote, sink)?;
                     self.consumed += read as u64;
                     input = &input[read..];
                     match status {
@@ -226,10 +221,7 @@ impl GzipInflater {
                 if wrote == 0 {
                     break;
                 }
-                let data = &self.out[..wrote];
-                self.crc = zlib_rs::crc32::crc32(self.crc, data);
-                self.member_len += wrote as u64;
-                sink(data)?;
+                self.emit(wrote, sink)?;
                 if let Ok(Status::StreamEnd) = status {
                     self.stage = Stage::Trailer;
                     break;
@@ -237,6 +229,18 @@ impl GzipInflater {
             }
         }
         Ok(())
+    }
+
+    /// The first `wrote` bytes of `out`, just inflated: into the member's CRC-32 and length, then
+    /// to `sink`.
+    fn emit(&mut self, wrote: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>) -> Result<(), ReadError> {
+        if wrote == 0 {
+            return Ok(());
+        }
+        let data = &self.out[..wrote];
+        self.crc = zlib_rs::crc32::crc32(self.crc, data);
+        self.member_len += wrote as u64;
+        sink(data)
     }
 
     /// One call of the DEFLATE decoder on `input` into `out`: its status, the bytes it read and
