@@ -6,7 +6,7 @@
 #   scripts/bench/ab.sh cli ROUNDS 'COMMAND' BIN...
 #       COMMAND with {} for the binary, e.g. '{} analyze bench-out/analyze_100mb/trace.json --out /tmp/ab'
 #       (run through bash; its output is dropped). Per build: median wall s, median user+sys CPU s,
-#       median peak RSS (/usr/bin/time -v), and the smallest wall time.
+#       median peak RSS (GNU time, /usr/bin/time), and the smallest wall time.
 #   scripts/bench/ab.sh page ROUNDS FILE DIST...
 #       the page's Overview of FILE from each web-app folder DIST (www/build.sh's dist/, copied aside
 #       per build) with bench_browser.mjs (--tab overview --runs 1 --settle 1500 --helpers 2, and
@@ -20,7 +20,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench-out}
-[ $# -ge 4 ] || { sed -n '2,16p' "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,17p' "$0"; exit 2; }
 mode=$1 rounds=$2 what=$3
 shift 3
 mkdir -p "$OUT"
