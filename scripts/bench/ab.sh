@@ -6,7 +6,8 @@
 #   scripts/bench/ab.sh cli ROUNDS 'COMMAND' BIN...
 #       COMMAND with {} for the binary, e.g. '{} analyze bench-out/analyze_100mb/trace.json --out /tmp/ab'
 #       (run through bash; its output is dropped). Per build: median wall s, median user+sys CPU s,
-#       median peak RSS (GNU time, /usr/bin/time), and the smallest wall time.
+#       median peak RSS (lib.sh's measure_run: GNU time), and the smallest wall time; builds are
+#       labelled by their paths, slashes made underscores.
 #   scripts/bench/ab.sh page ROUNDS FILE DIST...
 #       the page's Overview of FILE from each web-app folder DIST (www/build.sh's dist/, copied aside
 #       per build) with bench_browser.mjs (--tab overview --runs 1 --settle 1500 --helpers 2, and
@@ -20,7 +21,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 OUT=${BENCH_OUT:-$ROOT/bench-out}
-[ $# -ge 4 ] || { sed -n '2,17p' "$0"; exit 2; }
+[ $# -ge 4 ] || { sed -n '2,18p' "$0"; exit 2; }
 mode=$1 rounds=$2 what=$3
 shift 3
 mkdir -p "$OUT"
@@ -30,12 +31,15 @@ trap 'rm -rf "$TMP"' EXIT
 
 case "$mode" in
   cli)
-    printf 'build\tround\twall_s\tuser_s\tsys_s\trss_kb\n' > "$TSV"
+    # shellcheck source=lib.sh
+    . "$HERE/lib.sh"
+    ensure_gnu_time
+    printf 'label\tcommand\trun\tsecs\tcpu_secs\trss_kb\tload1\trc\n' > "$TSV"
     for r in $(seq "$rounds"); do
       for b in "$@"; do
-        cmd=${what//\{\}/$b}
-        /usr/bin/time -f '%e %U %S %M' -o "$TMP/t" bash -c "$cmd" >/dev/null 2>&1 || { echo "failed: $cmd" >&2; exit 1; }
-        printf '%s\t%s\t%s\n' "$b" "$r" "$(tr ' ' '\t' < "$TMP/t")" >> "$TSV"
+        # the build's path as its label, slashes made underscores (lib.sh names a log after it)
+        measure_run "$TSV" "${b//\//_}" "$r" -- bash -c "${what//\{\}/$b}"
+        [ "$(tail -n 1 "$TSV" | cut -f8)" = 0 ] || exit 1
       done
     done
     ;;
@@ -60,13 +64,13 @@ esac
 python3 - "$TSV" "$mode" <<'PY'
 import csv, statistics as st, sys
 rows = list(csv.DictReader(open(sys.argv[1]), delimiter='\t'))
-builds = list(dict.fromkeys(r['build'] for r in rows))
+key = 'label' if sys.argv[2] == 'cli' else 'build'
+builds = list(dict.fromkeys(r[key] for r in rows))
 for b in builds:
-    mine = [r for r in rows if r['build'] == b]
+    mine = [r for r in rows if r[key] == b]
     col = lambda k: [float(r[k]) for r in mine]
     if sys.argv[2] == 'cli':
-        cpu = [float(r['user_s']) + float(r['sys_s']) for r in mine]
-        print(f"{b}: wall {st.median(col('wall_s')):.3f} s (min {min(col('wall_s')):.3f}), CPU {st.median(cpu):.3f} s, "
+        print(f"{b}: wall {st.median(col('secs')):.3f} s (min {min(col('secs')):.3f}), CPU {st.median(col('cpu_secs')):.3f} s, "
               f"peak {st.median(col('rss_kb')) / 1024:.1f} MiB ({len(mine)} runs)")
     else:
         ratio = [float(r['overview_s']) / float(r['native_s']) for r in mine]
