@@ -7,18 +7,47 @@ use rustc_hash::FxHashMap;
 pub struct StrId(pub u32);
 
 /// An append-only string table. `StrId(0)` is always the empty string.
+///
+/// Strings are found by a 64-bit hash of their bytes, then compared a word at a time
+/// ([`same_bytes`]): a map keyed by the bytes compared them with `memcmp`, a byte at a time in
+/// wasm, which was a tenth of the page's event commits. Two strings with one hash (rare, but a
+/// trace could be made so) are kept apart in `spill`.
 #[derive(Debug, Clone)]
 pub struct Strings {
-    index: FxHashMap<Box<[u8]>, StrId>,
+    /// The first string of each hash.
+    index: FxHashMap<u64, StrId>,
+    /// Strings whose hash belongs to an earlier, different one.
+    spill: FxHashMap<Box<str>, StrId>,
     values: Vec<Box<str>>,
 }
 
 impl Default for Strings {
     fn default() -> Self {
-        let mut s = Strings { index: FxHashMap::default(), values: Vec::new() };
+        let mut s = Strings { index: FxHashMap::default(), spill: FxHashMap::default(), values: Vec::new() };
         s.intern("");
         s
     }
+}
+
+/// The hash [`Strings`] files a string under.
+fn text_hash(b: &[u8]) -> u64 {
+    use std::hash::Hasher;
+    let mut h = rustc_hash::FxHasher::default();
+    h.write(b);
+    h.finish()
+}
+
+/// Whether `a` and `b` are the same bytes, compared eight at a time (no `memcmp` call: short
+/// strings are the common case, and wasm's `memcmp` is a byte loop).
+#[inline(always)]
+pub(crate) fn same_bytes(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    let (wa, wb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let (ta, tb) = (wa.remainder(), wb.remainder());
+    let word = |w: &[u8]| u64::from_le_bytes(w.try_into().unwrap_or([0; 8]));
+    wa.zip(wb).all(|(x, y)| word(x) == word(y)) && ta.iter().zip(tb).all(|(x, y)| x == y)
 }
 
 impl Strings {
@@ -27,12 +56,27 @@ impl Strings {
 
     /// Returns the id of `s`, adding it if new.
     pub fn intern(&mut self, s: &str) -> StrId {
-        if let Some(&id) = self.index.get(s.as_bytes()) {
-            return id;
+        self.intern_hashed(s, text_hash(s.as_bytes()))
+    }
+
+    /// [`Strings::intern`] of `s`, whose hash is `h`.
+    fn intern_hashed(&mut self, s: &str, h: u64) -> StrId {
+        let first = self.index.get(&h).copied();
+        if let Some(id) = first {
+            if same_bytes(self.get(id).as_bytes(), s.as_bytes()) {
+                return id;
+            }
+            if let Some(&id) = self.spill.get(s) {
+                return id;
+            }
         }
         let id = StrId(self.values.len() as u32);
         self.values.push(s.into());
-        self.index.insert(s.as_bytes().into(), id);
+        if first.is_some() {
+            self.spill.insert(s.into(), id);
+        } else {
+            self.index.insert(h, id);
+        }
         id
     }
 
@@ -96,5 +140,32 @@ mod tests {
         assert_eq!(s.get(a), "aten::mm");
         assert_eq!(s.get(Strings::EMPTY), "");
         assert_eq!(s.len(), 2);
+    }
+
+    #[test]
+    fn strings_of_one_hash_stay_apart() {
+        let mut s = Strings::default();
+        let a = s.intern_hashed("aten::mm", 7);
+        let b = s.intern_hashed("aten::bmm", 7);
+        let c = s.intern_hashed("aten::addmm", 7);
+        assert_eq!((s.get(a), s.get(b), s.get(c)), ("aten::mm", "aten::bmm", "aten::addmm"));
+        assert_eq!([s.intern_hashed("aten::mm", 7), s.intern_hashed("aten::bmm", 7), s.intern_hashed("aten::addmm", 7)], [a, b, c]);
+        assert_eq!(s.len(), 4);
+    }
+
+    #[test]
+    fn same_bytes_is_slice_equality() {
+        let texts = ["", "a", "ab", "abcdefg", "abcdefgh", "abcdefghi", "abcdefghijklmnop", "abcdefghijklmnopq", "void at::native::k<4>"];
+        for x in texts {
+            for y in texts {
+                assert_eq!(same_bytes(x.as_bytes(), y.as_bytes()), x == y, "{x:?} {y:?}");
+            }
+            // one byte changed anywhere
+            for i in 0..x.len() {
+                let mut z = x.as_bytes().to_vec();
+                z[i] ^= 1;
+                assert!(!same_bytes(x.as_bytes(), &z), "{x:?} at {i}");
+            }
+        }
     }
 }

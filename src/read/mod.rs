@@ -240,11 +240,23 @@ impl FileReader {
     /// range job, the result of [`parse_range`] and no block). A range job whose block must be
     /// parsed again gives a new job to [`FileReader::take_blocks`].
     pub fn add_partial(&mut self, result: Vec<u8>, block: Option<Vec<u8>>) -> Result<(), ReadError> {
+        let content = self.content_estimate();
         let Stage::JsonSplit(js) = &mut self.stage else {
             return Err(ReadError::new(0, "a file read in blocks", "the result of a block").in_file(&self.name));
         };
         let (splitter, state) = &mut **js;
-        splitter.arrived(&mut self.rank, state, &self.name, result, block).map_err(|e| e.in_file(&self.name))
+        splitter.arrived(&mut self.rank, state, &self.name, result, block, content).map_err(|e| e.in_file(&self.name))
+    }
+
+    /// How many bytes the content is expected to have: the file's size, or for a gzip file the
+    /// size it inflates to at the ratio seen so far; 0 when not known.
+    fn content_estimate(&self) -> u64 {
+        let total = self.rank.input_bytes;
+        match (&self.gz, self.consumed) {
+            (Some(_), 0) => 0,
+            (Some(_), consumed) => (u128::from(self.inflated) * u128::from(total) / u128::from(consumed)).try_into().unwrap_or(u64::MAX),
+            (None, _) => total,
+        }
     }
 
     /// Bytes of the file consumed so far.

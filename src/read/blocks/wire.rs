@@ -182,13 +182,23 @@ fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<
     }
 }
 
+/// The 13 lengths of [`put_event_columns`], in bytes.
+const EVENT_COLUMNS_BYTES: usize = 13 * 4;
+/// A row's values in [`put_event_columns`]: index, phase, kind, cat, name, ts, dur, pid, tid,
+/// stream, correlation, external id, flags.
+const EVENT_ROW_BYTES: usize = 4 + 1 + 1 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 1;
+/// Room for the lengths and small fields after the event columns (sparse columns, names,
+/// counts, tallies, flags, warnings, open and pending events: a few hundred bytes beyond their
+/// records).
+const SPARSE_LENGTHS_BYTES: usize = 4 << 10;
+
 /// The dense event columns, each with its length: index, phase, kind, cat, name, ts, dur, pid,
 /// tid, stream, correlation, external id, flags (the partial-rank wire and partial files).
 pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::EventTable) {
     // room for all at once (a value at a time grew the buffer ~20 times a column): 13 lengths,
     // then a row's values (index, phase, kind, cat, name, ts, dur, pid, tid, stream,
     // correlation, external id, flags)
-    out.reserve(13 * 4 + ev.ts.len() * (4 + 1 + 1 + 4 + 4 + 8 + 8 + 4 + 4 + 8 + 8 + 8 + 1));
+    out.reserve(EVENT_COLUMNS_BYTES + ev.ts.len() * EVENT_ROW_BYTES);
     put_fixed(out, ev.index.len(), ev.index.iter().map(u32::to_le_bytes));
     put_fixed(out, ev.phase.len(), ev.phase.iter().map(|&p| [p as u8]));
     put_fixed(out, ev.kind.len(), ev.kind.iter().map(|&k| [k as u8]));
@@ -207,6 +217,21 @@ pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::Ev
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
 /// warnings, open `B` events and pending `E` events, in that order.
 pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeState) {
+    // room for the strings, ids, event columns and sparse columns at once: growing the buffer
+    // copies it, and in wasm (no remapping `realloc`) each block's result was copied once more
+    let ev = &rank.events;
+    out.reserve(
+        4 + rank.strings.iter().map(|s| s.len() + 4).sum::<usize>()
+            + 4
+            + rank.ids.values().len() * 9
+            + EVENT_COLUMNS_BYTES
+            + ev.ts.len() * EVENT_ROW_BYTES
+            + SPARSE_LENGTHS_BYTES
+            + ev.int_args.len() * 13
+            + (ev.counters.len() + ev.profiler_range_args.len()) * 16
+            + ev.name_suffix.len() * 12
+            + ev.suffix_text.len(),
+    );
     out.extend_from_slice(&(rank.strings.len() as u32).to_le_bytes());
     for s in rank.strings.iter() {
         put_bytes(out, s.as_bytes());
@@ -225,9 +250,7 @@ pub(super) fn encode_partial(out: &mut Vec<u8>, rank: &RankTrace, st: &ChromeSta
             }
         }
     }
-    let ev = &rank.events;
     put_event_columns(out, ev);
-    out.reserve(ev.int_args.len() * 13 + (ev.counters.len() + ev.profiler_range_args.len()) * 16 + ev.name_suffix.len() * 12);
     out.extend_from_slice(&(ev.int_args.len() as u32).to_le_bytes());
     for &(e, a, v) in &ev.int_args {
         out.extend_from_slice(&e.to_le_bytes());
