@@ -203,12 +203,15 @@ fn ws(b: &[u8], i: usize) -> usize {
     }
 }
 
-/// [`ws`] past a longer run (a pretty-printed trace's line break and indent): spaces a word
-/// at a time.
+/// [`ws`] past a longer run (a pretty-printed trace's line break and indent): the line break
+/// first, then spaces a word at a time, so that a break and its indent take one pass.
 #[inline(never)]
 fn ws_run(b: &[u8], mut i: usize) -> usize {
     const SPACES: u64 = LO * b' ' as u64;
     loop {
+        while let Some(b'\t' | b'\n' | b'\r') = b.get(i) {
+            i += 1;
+        }
         if i + 8 <= b.len() {
             let x = word(b, i) ^ SPACES;
             if x == 0 {
@@ -221,9 +224,8 @@ fn ws_run(b: &[u8], mut i: usize) -> usize {
                 i += 1;
             }
         }
-        match b.get(i) {
-            Some(b'\t' | b'\n' | b'\r') => i += 1,
-            _ => return i,
+        if !matches!(b.get(i), Some(b'\t' | b'\n' | b'\r')) {
+            return i;
         }
     }
 }
@@ -696,6 +698,11 @@ mod tests {
                     assert_eq!(ws(&b, len + 1), len + 4, "{b:?}");
                 }
             }
+        }
+        // line breaks of two bytes, and several in a row, before an indent
+        for run in ["\r\n    ", "\n\n  ", "\r\n\r\n\t        ", "\n", "\t\t\n \n  \t", " \n        \n        "] {
+            let b = format!("{run}\"k\"");
+            assert_eq!(ws(b.as_bytes(), 0), run.len(), "{run:?}");
         }
     }
 
