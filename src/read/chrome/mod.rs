@@ -103,7 +103,7 @@ impl<T: Copy> Last<T> {
     /// What `v` (`text`: a string) gave, if it is the value seen last.
     #[inline]
     fn peek(&self, text: bool, v: &[u8]) -> Option<T> {
-        self.value.filter(|_| self.text == text && self.len == v.len() && crate::model::strings::same_bytes(&self.bytes[..self.len], v))
+        self.value.filter(|_| self.text == text && crate::model::strings::same_bytes(&self.bytes[..self.len], v))
     }
 
     /// Remembers what `v` gave (nothing for a value longer than 24 bytes).
