@@ -7,6 +7,7 @@
 use super::call_graph::{CallGraph, CallGraphError, CallGraphOptions};
 use super::hta_frame::{hta_frames, HtaFrame, HtaFrameOptions, HtaFrames};
 use super::launches::Launchers;
+use super::queue::QueuePoint;
 use crate::model::{RankTrace, Trace};
 use crate::table::Report;
 
@@ -93,6 +94,42 @@ impl std::fmt::Debug for Analysis {
 /// A rank's call graph as the context shares it ([`Context::call_graph`]).
 pub type SharedCallGraph = std::sync::Arc<Result<CallGraph, CallGraphError>>;
 
+/// A rank's queue-length series as the context shares it ([`Context::queue_points`]).
+pub type SharedQueue = Result<std::sync::Arc<Vec<QueuePoint>>, AnalysisError>;
+
+/// A value per rank built on first use and kept for the next analysis that asks, with the
+/// number of times it was asked for; once the uses announced ([`Shared::uses`]) are reached,
+/// the last asker's copy is the only one left.
+struct Shared<T> {
+    slots: Vec<std::sync::Mutex<(Option<T>, usize)>>,
+    /// How many times each rank's value will be asked for, when known.
+    uses: Option<usize>,
+}
+
+impl<T: Clone> Shared<T> {
+    fn new(ranks: usize) -> Shared<T> {
+        Shared { slots: (0..ranks).map(|_| Default::default()).collect(), uses: None }
+    }
+
+    /// The value of the rank at `pos`, built now (by `build`) if no one asked before; two
+    /// askers at once wait for one build.
+    fn get(&self, pos: usize, build: impl FnOnce() -> T) -> T {
+        let mut slot = self.slots[pos].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let value = slot.0.get_or_insert_with(build).clone();
+        slot.1 += 1;
+        if self.uses.is_some_and(|n| slot.1 >= n) {
+            slot.0 = None;
+        }
+        value
+    }
+
+    /// Whether another thread holds the slot of one of `ranks` now (it is building the value):
+    /// [`Shared::get`] would wait.
+    fn busy(&self, ranks: &[usize]) -> bool {
+        ranks.iter().any(|&p| matches!(self.slots[p].try_lock(), Err(std::sync::TryLockError::WouldBlock)))
+    }
+}
+
 /// What every analysis reads: the trace, its frames (built once) and the selected ranks.
 pub struct Context<'a> {
     /// The trace.
@@ -100,12 +137,12 @@ pub struct Context<'a> {
     /// The per-rank frames (HTA's or the corrected ones, see [`Context::hta`]), built on first
     /// use ([`Context::frames`]): analyses of the raw events (decode steps) never pay for them.
     frames: std::sync::OnceLock<HtaFrames>,
-    /// Each rank's call graph (in the context's mode), built on first use and shared by the
-    /// analyses that walk it ([`Context::call_graph`]), with the number of times it was asked for.
-    graphs: Vec<std::sync::Mutex<(Option<SharedCallGraph>, usize)>>,
-    /// How many times each rank's call graph will be asked for, when known
-    /// ([`Context::expect_call_graph_uses`]): the last use lets it go.
-    graph_uses: Option<usize>,
+    /// Each rank's call graph (in the context's mode), shared by the analyses that walk it
+    /// ([`Context::call_graph`]).
+    graphs: Shared<SharedCallGraph>,
+    /// Each rank's queue-length series, shared by the analyses that read it
+    /// ([`Context::queue_points`]).
+    queues: Shared<SharedQueue>,
     /// Each rank's launching calls, built on first use ([`Context::launchers`]).
     launchers: Vec<std::sync::OnceLock<Launchers>>,
     /// Reproduce HTA 0.5.0 exactly, bugs included (`--hta`); else fix SPEC §5's bugs.
@@ -134,9 +171,9 @@ impl<'a> Context<'a> {
             debug_assert_eq!(f.exact, !hta, "frames of the other mode");
             let _ = cell.set(f);
         }
-        let graphs = trace.ranks.iter().map(|_| Default::default()).collect();
+        let (graphs, queues) = (Shared::new(trace.ranks.len()), Shared::new(trace.ranks.len()));
         let launchers = trace.ranks.iter().map(|_| std::sync::OnceLock::new()).collect();
-        Context { trace, frames: cell, graphs, launchers, graph_uses: None, hta, selected, traces: true }
+        Context { trace, frames: cell, graphs, queues, launchers, hta, selected, traces: true }
     }
 
     /// The frames, built now if no analysis needed them before.
@@ -149,26 +186,43 @@ impl<'a> Context<'a> {
     /// keeps it for the next analysis, unless this was the last of the uses
     /// [`Context::expect_call_graph_uses`] announced (the caller's copy then is the last).
     pub fn call_graph(&self, pos: usize) -> SharedCallGraph {
-        let mut slot = self.graphs[pos].lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-        let graph = slot
-            .0
-            .get_or_insert_with(|| {
-                let built = CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta));
-                std::sync::Arc::new(built)
-            })
-            .clone();
-        slot.1 += 1;
-        if self.graph_uses.is_some_and(|n| slot.1 >= n) {
-            slot.0 = None;
-        }
-        graph
+        self.graphs.get(pos, || {
+            std::sync::Arc::new(CallGraph::build(&self.frames().ranks[pos], &self.trace.ranks[pos], CallGraphOptions::new(self.hta)))
+        })
+    }
+
+    /// Whether another thread is building a call graph of the selected ranks now, so that
+    /// [`Context::call_graph`] would wait for it: a scheduler may run a step that does not need
+    /// it meanwhile.
+    pub fn call_graph_busy(&self) -> bool {
+        self.graphs.busy(&self.selected)
     }
 
     /// Announces that each rank's call graph will be asked for `n` times (by the analyses of a
     /// plan, in turn), so that it is freed after the last (about 25 bytes per frame row). A
     /// further use builds it again.
     pub fn expect_call_graph_uses(&mut self, n: usize) {
-        self.graph_uses = Some(n);
+        self.graphs.uses = Some(n);
+    }
+
+    /// The queue-length series of the rank at position `pos` ([`super::queue::queue_points`]),
+    /// built now if no analysis needed it before, and kept like the call graph (for
+    /// [`Context::expect_queue_uses`] uses): the queue length, its counter track and HTA's
+    /// critical path read it.
+    pub fn queue_points(&self, pos: usize) -> SharedQueue {
+        self.queues.get(pos, || super::queue::queue_points(self, pos).map(std::sync::Arc::new))
+    }
+
+    /// Whether another thread is building a queue-length series of the selected ranks now (see
+    /// [`Context::call_graph_busy`]).
+    pub fn queue_busy(&self) -> bool {
+        self.queues.busy(&self.selected)
+    }
+
+    /// Announces that each rank's queue-length series will be asked for `n` times (see
+    /// [`Context::expect_call_graph_uses`]; 32 bytes per launch and per GPU operation).
+    pub fn expect_queue_uses(&mut self, n: usize) {
+        self.queues.uses = Some(n);
     }
 
     /// The launching call of each frame row of the rank at position `pos`, built now if no
@@ -205,4 +259,24 @@ pub fn select_ranks(trace: &Trace, ranks: Option<&[i64]>) -> Result<Vec<usize>, 
     }
     sel.sort_unstable();
     Ok(sel)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A call graph is busy exactly while its lock is held (as during its build).
+    #[test]
+    fn call_graph_busy_while_its_lock_is_held() {
+        let bytes = std::fs::read(concat!(env!("CARGO_MANIFEST_DIR"), "/testdata/analysis/sequences.json")).expect("testdata");
+        let trace = crate::read::read_all(&[("sequences.json", &bytes)]).expect("reads");
+        let ctx = Context::new(&trace, false, None).expect("context");
+        assert!(!ctx.call_graph_busy());
+        let held = ctx.graphs.slots[ctx.selected[0]].lock().expect("lock");
+        assert!(ctx.call_graph_busy());
+        drop(held);
+        assert!(!ctx.call_graph_busy());
+        assert!(ctx.call_graph(ctx.selected[0]).is_ok());
+        assert!(!ctx.call_graph_busy());
+    }
 }

@@ -16,8 +16,8 @@
 //! rounded where HTA rounds); without, the corrected series of the two analyses.
 
 use super::api::{fail, Analysis, AnalysisError, Context, Group, Opt, OptKind, Params};
-use super::memory_bw::memory_bw_points;
-use super::queue::queue_points;
+use super::memory_bw::{memory_bw_points, BwPoint};
+use super::queue::QueuePoint;
 use super::series::id_column;
 use super::units::us;
 use crate::model::RankTrace;
@@ -85,35 +85,67 @@ fn clock_offset_ns(ctx: &Context<'_>) -> i64 {
         .unwrap_or(0)
 }
 
-/// The counter samples of each selected rank (ranks without any are left out), in HTA's order:
-/// queue length by stream, then bandwidth by memory type.
-pub fn counter_samples(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<(usize, Vec<CounterSample>)>, AnalysisError> {
-    let offset = clock_offset_ns(ctx);
-    let mut out = Vec::new();
-    for &pos in &ctx.selected {
-        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
-        // both series first, so the samples (80 bytes each) are allocated once, at their size
-        let queue = if series.queue_length { queue_points(ctx, pos)? } else { Vec::new() };
-        let bw = if series.memcpy_bandwidth { memory_bw_points(f, r, ctx.hta) } else { Vec::new() };
-        let mut samples = Vec::with_capacity(queue.len() + bw.len());
-        samples.extend(queue.into_iter().map(|p| CounterSample {
+/// One rank's counter series, in HTA's order: queue length by stream, then bandwidth by memory
+/// type.
+struct RankSeries {
+    /// Position of the rank in the trace.
+    pos: usize,
+    queue: std::sync::Arc<Vec<QueuePoint>>,
+    bw: Vec<BwPoint>,
+    /// The trace's own clock minus the frame clock, ns.
+    offset: i64,
+}
+
+impl RankSeries {
+    /// The samples as the counter events of the produced trace.
+    fn samples(&self, ctx: &Context<'_>) -> Vec<CounterSample> {
+        let (f, r) = (&ctx.frames().ranks[self.pos], &ctx.trace.ranks[self.pos]);
+        let mut samples = Vec::with_capacity(self.queue.len() + self.bw.len());
+        samples.extend(self.queue.iter().map(|p| CounterSample {
             name: "Queue Length".into(), // static: no copy per sample
             counter: "Queue Length",
             pid: f.pid(r, p.gpu()),
             id: Some(p.stream),
-            ts_ns: p.ts_ns + offset,
+            ts_ns: p.ts_ns + self.offset,
             value: p.queue_length() as f64,
         }));
-        samples.extend(bw.into_iter().map(|p| CounterSample {
-            name: p.name.into(),
+        samples.extend(self.bw.iter().map(|p| CounterSample {
+            name: p.name.clone().into(),
             counter: "Memcpy BW",
             pid: f.pid(r, p.op),
             id: None,
-            ts_ns: p.ts_ns + offset,
+            ts_ns: p.ts_ns + self.offset,
             value: p.value,
         }));
-        if !samples.is_empty() {
-            out.push((pos, samples));
+        samples
+    }
+
+    /// The table of the samples, made from the series column by column (without the samples'
+    /// 80 bytes each).
+    fn table(&self, ctx: &Context<'_>) -> Table {
+        let (f, r) = (&ctx.frames().ranks[self.pos], &ctx.trace.ranks[self.pos]);
+        let (q, bw, offset) = (&self.queue, &self.bw, self.offset);
+        let ts = q.iter().map(|p| p.ts_ns).chain(bw.iter().map(|p| p.ts_ns));
+        Table::new(&format!("trace_with_counters__rank{}", r.rank))
+            .with("name", Unit::None, Values::Str(q.iter().map(|_| "Queue Length").chain(bw.iter().map(|p| p.name.as_str())).collect()))
+            .with("counter", Unit::None, Values::Str(q.iter().map(|_| "Queue Length").chain(bw.iter().map(|_| "Memcpy BW")).collect()))
+            .with("pid", Unit::None, id_column(r, q.iter().map(|p| f.pid(r, p.gpu())).chain(bw.iter().map(|p| f.pid(r, p.op)))))
+            .with("id", Unit::None, Values::Float(q.iter().map(|p| p.stream as f64).chain(bw.iter().map(|_| f64::NAN)).collect()))
+            .with("ts", Unit::Us, Values::Float(ts.map(|t| us(t + offset)).collect()))
+            .with("value", Unit::None, Values::Float(q.iter().map(|p| p.queue_length() as f64).chain(bw.iter().map(|p| p.value)).collect()))
+    }
+}
+
+/// The counter series of each selected rank (ranks without any are left out).
+fn rank_series(ctx: &Context<'_>, series: TimeSeries) -> Result<Vec<RankSeries>, AnalysisError> {
+    let offset = clock_offset_ns(ctx);
+    let mut out = Vec::new();
+    for &pos in &ctx.selected {
+        let (f, r) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos]);
+        let queue = if series.queue_length { ctx.queue_points(pos)? } else { Default::default() };
+        let bw = if series.memcpy_bandwidth { memory_bw_points(f, r, ctx.hta) } else { Vec::new() };
+        if !queue.is_empty() || !bw.is_empty() {
+            out.push(RankSeries { pos, queue, bw, offset });
         }
     }
     Ok(out)
@@ -137,15 +169,9 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         s => s,
     };
     let mut report = Report::default();
-    for (pos, samples) in counter_samples(ctx, series)? {
-        let r = &ctx.trace.ranks[pos];
-        let mut t = Table::new(&format!("trace_with_counters__rank{}", r.rank))
-            .with("name", Unit::None, Values::Str(samples.iter().map(|s| &s.name).collect()))
-            .with("counter", Unit::None, Values::Str(samples.iter().map(|s| s.counter).collect()))
-            .with("pid", Unit::None, id_column(r, samples.iter().map(|s| s.pid)))
-            .with("id", Unit::None, Values::Float(samples.iter().map(|s| s.id.map_or(f64::NAN, |i| i as f64)).collect()))
-            .with("ts", Unit::Us, Values::Float(samples.iter().map(|s| us(s.ts_ns)).collect()))
-            .with("value", Unit::None, Values::Float(samples.iter().map(|s| s.value).collect()));
+    for rank in rank_series(ctx, series)? {
+        let (pos, r) = (rank.pos, &ctx.trace.ranks[rank.pos]);
+        let mut t = rank.table(ctx);
         if ctx.hta {
             t.sort_canonical(&["name", "counter", "pid", "id", "ts", "value"]);
         }
@@ -154,8 +180,8 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
         if report.traces.iter().any(|t| t.name == name) {
             name = format!("rank{}_{name}", r.rank);
         }
-        // the samples are the table's rows again: held only if the trace will be written
-        let counters = if ctx.traces { samples } else { Vec::new() };
+        // the samples are the table's rows again: made only if the trace will be written
+        let counters = if ctx.traces { rank.samples(ctx) } else { Vec::new() };
         report.traces.push(TraceOut { name, rank: pos, counters, ..Default::default() });
     }
     if report.traces.is_empty() {

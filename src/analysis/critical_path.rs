@@ -222,7 +222,7 @@ pub fn critical_path(
         ));
     }
     // HTA's queue-length series of the whole rank (its launch test; `None` in HTA when empty)
-    let queue = if hta { super::queue::queue_points(ctx, pos).unwrap_or_default() } else { Vec::new() };
+    let queue = if hta { ctx.queue_points(pos).unwrap_or_default() } else { Default::default() };
     if hta {
         hta_preconditions(f, r, &rows, &queue)?;
     }

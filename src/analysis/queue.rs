@@ -113,8 +113,8 @@ pub struct RankQueue {
     pub rank: u32,
     /// Position of the rank in the trace (`Context::selected` entry).
     pub pos: usize,
-    /// Points.
-    pub points: Vec<QueuePoint>,
+    /// Points (shared with the context, [`Context::queue_points`]).
+    pub points: std::sync::Arc<Vec<QueuePoint>>,
 }
 
 impl RankQueue {
@@ -137,9 +137,10 @@ pub struct Blocked {
     pub relative: f64,
 }
 
-/// The queue-length series of one rank (`hta`: HTA's launches and quirks; module docs). `Err`
-/// where HTA 0.5.0 fails its assertion that launches and GPU rows pair up one to one (two
-/// listed launch calls sharing a correlation).
+/// The queue-length series of one rank (`hta`: HTA's launches and quirks; module docs), built
+/// anew: analyses share one through [`Context::queue_points`]. `Err` where HTA 0.5.0 fails its
+/// assertion that launches and GPU rows pair up one to one (two listed launch calls sharing a
+/// correlation).
 pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, AnalysisError> {
     let (f, r, hta) = (&ctx.frames().ranks[pos], &ctx.trace.ranks[pos], ctx.hta);
     let n = f.len();
@@ -219,7 +220,7 @@ pub fn queue_length(ctx: &Context<'_>) -> Result<Vec<RankQueue>, AnalysisError> 
     let mut out = Vec::new();
     for &pos in &ctx.selected {
         let f = &ctx.frames().ranks[pos];
-        let points = queue_points(ctx, pos)?;
+        let points = ctx.queue_points(pos)?;
         if !points.is_empty() {
             out.push(RankQueue { rank: f.rank, pos, points });
         }

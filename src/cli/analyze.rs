@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use anyhow::{Context as _, Result};
 use kinetoscope::analysis::api::{parse_int_list, AnalysisError, Context};
-use kinetoscope::analysis::registry::{hta_plan, run_step, uses_call_graph};
+use kinetoscope::analysis::registry::{hta_plan, run_step, uses_call_graph, uses_queue_points};
 
 /// Options of `analyze`.
 #[derive(clap::Args)]
@@ -138,18 +138,20 @@ fn memory() -> String {
     }
 }
 
-/// Minor page faults of the calling thread so far (Linux; 0 elsewhere), for the timing lines:
-/// a step's faults are the fresh memory it touched.
-fn thread_faults() -> i64 {
+/// Minor page faults and CPU seconds (user and system) of the calling thread so far (Linux;
+/// zeros elsewhere), for the timing lines: a step's faults are the fresh memory it touched, and
+/// its CPU time below its wall time is what it waited (for a build another step had begun).
+fn thread_usage() -> (i64, f64) {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     {
         // SAFETY: getrusage writes only into the struct it is given
         let mut u: libc::rusage = unsafe { std::mem::zeroed() };
         if unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) } == 0 {
-            return u.ru_minflt;
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            return (u.ru_minflt, secs(u.ru_utime) + secs(u.ru_stime));
         }
     }
-    0
+    (0, 0.0)
 }
 
 /// Whether `KINETOSCOPE_TIMINGS` asks for a line per step on stderr (`timing<TAB>step<TAB>s`).
@@ -211,12 +213,12 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         })
         .unzip();
     ctx.expect_call_graph_uses(plan.iter().filter(|step| uses_call_graph(step, ctx.hta)).count());
+    ctx.expect_queue_uses(plan.iter().filter(|step| uses_queue_points(step, ctx.hta)).count());
     // each file name belongs to one step: a second step writing it gets an error (two analyses
     // naming a table alike), never two threads one file
     let claimed: std::sync::Mutex<std::collections::HashMap<String, usize>> = Default::default();
     let mut status = String::from("analysis,status,tables,message\n");
     let (mut written, mut failed, mut traces_left) = (0, 0, 0);
-    let next = std::sync::atomic::AtomicUsize::new(0);
     // results wait for those before them only for their produced traces (written in plan
     // order: the two `sequences` runs write a trace of the same name), so without traces a
     // step never waits
@@ -224,37 +226,58 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     // the order the threads take the steps in: `critical_path` (the largest transient memory)
     // first, beside the small steps at the start, instead of beside `aten_ops` or `queue` as in
     // the plan; the results are still recorded in plan order. Not with produced traces (a step
-    // waits until those more than AHEAD before it in the plan are written) or one thread
+    // waits until those more than AHEAD before it in the plan are written) or one thread. The
+    // steps that read the queue-length series follow the first of them (the variant `queue` run
+    // and `counters` are near the plan's end), so that the series is freed early
     let mut order: Vec<usize> = (0..plan.len()).collect();
     if !traces && threads > 1 {
-        order.sort_by_key(|&i| plan[i].analysis.name != kinetoscope::analysis::critical_path::ANALYSIS.name);
+        let first_queue = plan.iter().rposition(|step| uses_queue_points(step, ctx.hta)).unwrap_or(0);
+        order.sort_by_key(|&i| {
+            if plan[i].analysis.name == kinetoscope::analysis::critical_path::ANALYSIS.name {
+                0
+            } else if uses_queue_points(&plan[i], ctx.hta) {
+                first_queue + 1
+            } else {
+                i + 1
+            }
+        });
     }
+    let queue = StepQueue::new(order);
     let clock = std::time::Instant::now();
     std::thread::scope(|s| -> Result<()> {
         // however the writing below ends, the threads stop waiting for it
         let _release = Release(&written_so_far);
         let (tx, rx) = std::sync::mpsc::channel();
         for _ in 0..threads {
-            let (tx, next, plan, order, ctx, written_so_far, variant, claimed) =
-                (tx.clone(), &next, &plan, &order, &ctx, &written_so_far, &variant, &claimed);
+            let (tx, queue, plan, ctx, written_so_far, variant, claimed) =
+                (tx.clone(), &queue, &plan, &ctx, &written_so_far, &variant, &claimed);
+            // a step that reads the call graph or the queue-length series would wait while
+            // another thread builds it (`sequences` right after `aten_ops`): it is put off for
+            // the steps after it
+            let busy = |i: usize| {
+                uses_call_graph(&plan[i], ctx.hta) && ctx.call_graph_busy() || uses_queue_points(&plan[i], ctx.hta) && ctx.queue_busy()
+            };
             s.spawn(move || {
-                while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                while let Some(i) = queue.take(busy) {
                     let step = &plan[i];
                     if !written_so_far.wait_below(i) {
                         break;
                     }
                     let started = std::time::Instant::now();
                     let at = (started - clock).as_secs_f64();
-                    let faults = thread_faults();
+                    let (faults, cpu) = thread_usage();
                     let result = run_step(ctx, step);
                     let ran = started.elapsed().as_secs_f64();
+                    let cpu = thread_usage().1 - cpu;
+                    // the process' peak as this step ends: which steps (or pairs of steps) raise it
+                    let peak = if timings { memory() } else { String::new() };
                     // each analysis' tables and charts are written by the thread that ran it
                     let result = result
                         .and_then(|report| claim(claimed, i, &report).map(|()| report))
                         .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
                     crate::give_back_freed_memory();
-                    let faults = thread_faults() - faults;
-                    if tx.send((i, result, (at, ran), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
+                    let faults = thread_usage().0 - faults;
+                    if tx.send((i, result, (at, ran, cpu, peak), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
                         break;
                     }
                 }
@@ -265,7 +288,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         // before it are
         let mut waiting = std::collections::BTreeMap::new();
         for (i, step) in plan.iter().enumerate() {
-            let (result, (at, ran), wrote, faults) = loop {
+            let (result, (at, ran, cpu, peak), wrote, faults) = loop {
                 if let Some(r) = waiting.remove(&i) {
                     break r;
                 }
@@ -291,7 +314,12 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             }
             if timings {
                 let traced = started.elapsed().as_secs_f64();
-                eprintln!("timing\t{name}\t{ran:.3}\twrite\t{:.3}{}\tfaults={faults}\tat={at:.3}", wrote + traced, memory());
+                eprintln!(
+                    "timing\t{name}\t{ran:.3}\twrite\t{:.3}{}\tfaults={faults}\tat={at:.3}\tcpu={cpu:.3}\tat_end:{}",
+                    wrote + traced,
+                    memory(),
+                    peak.trim_start()
+                );
             }
             written_so_far.set(i + 1);
         }
@@ -359,6 +387,33 @@ fn write_step(
     Ok(StepWritten { report, tables, files, traces_left })
 }
 
+/// The steps of a plan in the order the analysis threads take them ([`StepQueue::take`]).
+struct StepQueue(std::sync::Mutex<(std::collections::VecDeque<usize>, Vec<usize>)>);
+
+impl StepQueue {
+    fn new(order: Vec<usize>) -> StepQueue {
+        StepQueue(std::sync::Mutex::new((order.into(), Vec::new())))
+    }
+
+    /// The next step to run: the first put-off one no longer `busy`, else the next in order
+    /// (each `busy` one on the way is put off), else the first put-off one (nothing else is
+    /// left, so it may wait); `None` once all are taken.
+    fn take(&self, busy: impl Fn(usize) -> bool) -> Option<usize> {
+        let mut q = self.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let (order, put_off) = &mut *q;
+        if let Some(k) = put_off.iter().position(|&i| !busy(i)) {
+            return Some(put_off.remove(k));
+        }
+        while let Some(i) = order.pop_front() {
+            if !busy(i) {
+                return Some(i);
+            }
+            put_off.push(i);
+        }
+        (!put_off.is_empty()).then(|| put_off.remove(0))
+    }
+}
+
 /// Analyses run at once by [`write_analyses`] (at most the machine's cores).
 const ANALYSIS_THREADS: usize = 2;
 
@@ -407,5 +462,28 @@ fn csv_text(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::StepQueue;
+
+    /// Busy steps are put off for the next ones and taken as soon as they are no longer busy,
+    /// or when nothing else is left.
+    #[test]
+    fn step_queue_puts_busy_steps_off() {
+        let q = StepQueue::new(vec![3, 0, 1, 2, 4]);
+        let busy = std::cell::Cell::new(true);
+        let take = || q.take(|i| busy.get() && (i == 1 || i == 2));
+        assert_eq!((take(), take(), take()), (Some(3), Some(0), Some(4)));
+        // nothing but put-off steps is left: the first of them, busy or not
+        assert_eq!(take(), Some(1));
+        busy.set(false);
+        assert_eq!((take(), take()), (Some(2), None));
+        let q = StepQueue::new(vec![0, 1, 2]);
+        assert_eq!(q.take(|i| i == 0), Some(1));
+        // 0 is no longer busy: it comes before 2
+        assert_eq!((q.take(|_| false), q.take(|_| false), q.take(|_| false)), (Some(0), Some(2), None));
     }
 }
