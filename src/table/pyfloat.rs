@@ -30,28 +30,28 @@ pub fn push_python_float(out: &mut String, x: f64) {
     }
     if a < 1e12 && x != 0.0 {
         // whole thousandths (every µs value made from ns): the shortest digits are those
-        // thousandths, which integer formatting writes faster than the float formatter
-        let n = (a * 1000.0).round();
-        if n / 1000.0 == a {
-            let n = n as u64;
-            if x < 0.0 {
-                out.push('-');
-            }
-            out.push_str(itoa::Buffer::new().format(n / 1000));
-            out.push('.');
+        // thousandths, which integer formatting writes faster than the float formatter. `n` is
+        // a * 1000 rounded (any `n` that passes the test is right; a tie is never a thousandth)
+        let n = (a * 1000.0 + 0.5) as u64;
+        if n as f64 / 1000.0 == a {
             let frac = (n % 1000) as u16;
-            let digits = [b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
+            let digits = [b'.', b'0' + (frac / 100) as u8, b'0' + (frac / 10 % 10) as u8, b'0' + (frac % 10) as u8];
             // at least one digit, no trailing zeros
             let len = if frac.is_multiple_of(100) {
-                1
-            } else if frac.is_multiple_of(10) {
                 2
-            } else {
+            } else if frac.is_multiple_of(10) {
                 3
+            } else {
+                4
             };
-            out.push_str(std::str::from_utf8(&digits[..len]).unwrap_or("0"));
+            push_number(out, x.is_sign_negative(), n / 1000, &digits[..len]);
             return;
         }
+    } else if a < INTEGRAL_BELOW && a == a.trunc() {
+        // an integral value below 2^53 (a timestamp in µs; zero and -0.0 too): its digits are
+        // the integer's (the floats there are at most 1 apart, so no shorter digits round-trip)
+        push_number(out, x.is_sign_negative(), a as u64, b".0");
+        return;
     }
     // the shortest round-trip digits, of two equally close the even one, as Python's repr
     // writes them (Rust's `{}` picks the other at such ties); in this range ryu writes them
@@ -67,6 +67,36 @@ pub fn push_python_float(out: &mut String, x: f64) {
     if !out[start..].contains('.') {
         out.push_str(".0");
     }
+}
+
+/// 2^53: every integral float below is an integer's exact value, one apart at most.
+const INTEGRAL_BELOW: f64 = 9_007_199_254_740_992.0;
+
+/// Appends `-` (if `negative`), the digits of `whole`, then `tail` (at most 4 ASCII bytes), in
+/// one copy: written from the end of a buffer on the stack (most numbers here have a few digits).
+fn push_number(out: &mut String, negative: bool, whole: u64, tail: &[u8]) {
+    let mut buf = [0u8; 32];
+    let mut at = buf.len() - tail.len();
+    for (k, &c) in tail.iter().enumerate() {
+        buf[at + k] = c;
+    }
+    let mut w = whole;
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (w % 10) as u8;
+        w /= 10;
+        if w == 0 {
+            break;
+        }
+    }
+    if negative {
+        at -= 1;
+        buf[at] = b'-';
+    }
+    // SAFETY: only ASCII bytes were written (digits, a sign, and `tail`, checked here), and
+    // ASCII is valid UTF-8
+    assert!(tail.is_ascii(), "a number's tail is ASCII");
+    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[at..]) });
 }
 
 #[cfg(test)]
@@ -141,6 +171,10 @@ mod tests {
             if x != 0.0 && x.abs() < 1e16 && x.abs() >= 1e-4 {
                 assert_eq!(python_float_repr(x), general(x), "{x:?}");
             }
+            // integral values from 1e12 to 1e16 (timestamps in µs), either side of 2^53
+            let whole = ((next() % 9_000_000_000_000_000) + 1_000_000_000_000) as f64;
+            let whole = if i % 2 == 0 { whole } else { -whole };
+            assert_eq!(python_float_repr(whole), general(whole), "{whole:?}");
         }
     }
 }
