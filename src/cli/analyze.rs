@@ -227,16 +227,17 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     // first, beside the small steps at the start, instead of beside `aten_ops` or `queue` as in
     // the plan; the results are still recorded in plan order. Not with produced traces (a step
     // waits until those more than AHEAD before it in the plan are written) or one thread. The
-    // steps that read the queue-length series follow the first of them (the variant `queue` run
-    // and `counters` are near the plan's end), so that the series is freed early
+    // steps that read the queue-length series run one after another where the last of them is
+    // (the variant `queue` run, at the plan's end), so that the series is held briefly: beside
+    // `aten_ops`, `queue` and `counters` had raised the peak
     let mut order: Vec<usize> = (0..plan.len()).collect();
     if !traces && threads > 1 {
-        let first_queue = plan.iter().rposition(|step| uses_queue_points(step, ctx.hta)).unwrap_or(0);
+        let last_queue = plan.iter().rposition(|step| uses_queue_points(step, ctx.hta)).unwrap_or(0);
         order.sort_by_key(|&i| {
             if plan[i].analysis.name == kinetoscope::analysis::critical_path::ANALYSIS.name {
                 0
             } else if uses_queue_points(&plan[i], ctx.hta) {
-                first_queue + 1
+                last_queue + 1
             } else {
                 i + 1
             }
