@@ -207,8 +207,7 @@ impl<'a> Context<'a> {
 
     /// The queue-length series of the rank at position `pos` ([`super::queue::queue_points`]),
     /// built now if no analysis needed it before, and kept like the call graph (for
-    /// [`Context::expect_queue_uses`] uses): the queue length, its counter track and HTA's
-    /// critical path read it.
+    /// [`Context::expect_queue_uses`] uses): the queue length and its counter track read it.
     pub fn queue_points(&self, pos: usize) -> SharedQueue {
         self.queues.get(pos, || super::queue::queue_points(self, pos).map(std::sync::Arc::new))
     }

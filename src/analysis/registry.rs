@@ -120,13 +120,13 @@ pub fn uses_call_graph(step: &PlanStep, hta: bool) -> bool {
     step.analysis.name == super::sequences::ANALYSIS.name || !hta && step.analysis.name == super::aten_ops::ANALYSIS.name
 }
 
-/// Whether `step` asks for the ranks' queue-length series ([`Context::queue_points`]): `queue`,
-/// `counters` (its queue-length track) and, with `hta`, `critical_path`. With
-/// [`Context::expect_queue_uses`] set to the count of such steps, a series is freed after its
-/// last one.
-pub fn uses_queue_points(step: &PlanStep, hta: bool) -> bool {
+/// Whether `step` asks for every selected rank's queue-length series
+/// ([`Context::queue_points`]): `queue` and `counters` (its queue-length track; HTA's critical
+/// path builds its own, for one rank). With [`Context::expect_queue_uses`] set to the count of
+/// such steps, a series is freed after its last one.
+pub fn uses_queue_points(step: &PlanStep) -> bool {
     let name = step.analysis.name;
-    name == super::queue::ANALYSIS.name || name == super::counters::ANALYSIS.name || hta && name == super::critical_path::ANALYSIS.name
+    name == super::queue::ANALYSIS.name || name == super::counters::ANALYSIS.name
 }
 
 /// Runs one plan step: the analysis' report with renamed tables. A step with a rename is a

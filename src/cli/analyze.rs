@@ -213,7 +213,7 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
         })
         .unzip();
     ctx.expect_call_graph_uses(plan.iter().filter(|step| uses_call_graph(step, ctx.hta)).count());
-    ctx.expect_queue_uses(plan.iter().filter(|step| uses_queue_points(step, ctx.hta)).count());
+    ctx.expect_queue_uses(plan.iter().filter(|step| uses_queue_points(step)).count());
     // each file name belongs to one step: a second step writing it gets an error (two analyses
     // naming a table alike), never two threads one file
     let claimed: std::sync::Mutex<std::collections::HashMap<String, usize>> = Default::default();
@@ -232,11 +232,11 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
     // `aten_ops`, `queue` and `counters` had raised the peak
     let mut order: Vec<usize> = (0..plan.len()).collect();
     if !traces && threads > 1 {
-        let last_queue = plan.iter().rposition(|step| uses_queue_points(step, ctx.hta)).unwrap_or(0);
+        let last_queue = plan.iter().rposition(uses_queue_points).unwrap_or(0);
         order.sort_by_key(|&i| {
             if plan[i].analysis.name == kinetoscope::analysis::critical_path::ANALYSIS.name {
                 0
-            } else if uses_queue_points(&plan[i], ctx.hta) {
+            } else if uses_queue_points(&plan[i]) {
                 last_queue + 1
             } else {
                 i + 1
@@ -255,9 +255,8 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
             // a step that reads the call graph or the queue-length series would wait while
             // another thread builds it (`sequences` right after `aten_ops`): it is put off for
             // the steps after it
-            let busy = |i: usize| {
-                uses_call_graph(&plan[i], ctx.hta) && ctx.call_graph_busy() || uses_queue_points(&plan[i], ctx.hta) && ctx.queue_busy()
-            };
+            let busy =
+                |i: usize| uses_call_graph(&plan[i], ctx.hta) && ctx.call_graph_busy() || uses_queue_points(&plan[i]) && ctx.queue_busy();
             s.spawn(move || {
                 while let Some(i) = queue.take(busy) {
                     let step = &plan[i];
