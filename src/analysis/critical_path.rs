@@ -222,8 +222,6 @@ pub fn critical_path(
         ));
     }
     // HTA's queue-length series of the whole rank (its launch test; `None` in HTA when empty)
-    // (built here, not shared: the path analyses one rank, so the context's count of uses
-    // would free the other ranks' series only at the end)
     let queue = if hta { super::queue::queue_points(ctx, pos).unwrap_or_default() } else { Vec::new() };
     if hta {
         hta_preconditions(f, r, &rows, &queue)?;
