@@ -162,7 +162,10 @@ pub const CSV_COLUMNS: [&str; 17] = [
 
 /// Builds HTA's loaded DataFrame of every rank (module docs give the steps).
 pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
-    let mut frames: Vec<HtaFrame> = trace.ranks.iter().map(|r| parse_rank(r, opts.exact)).collect();
+    // exact: what the filter needs of each rank (step 7) is made by the rank's correlation
+    // pass, at one byte a row, instead of grouping its rows by correlation a second time
+    let limit = opts.exact.then_some(opts.include_last_profiler_step);
+    let (mut frames, kept): (Vec<HtaFrame>, Vec<Option<ExactKept>>) = trace.ranks.iter().map(|r| frame_of(r, opts.exact, limit)).unzip();
     let ranks = frames.iter().zip(&trace.ranks);
     let min_ts_ns = ranks.filter_map(|(f, r)| (0..f.len()).map(|i| f.ts_ns(r, i)).min()).min();
     // before the alignment `ts` is the floor of `ts_ns` in µs, which keeps the order
@@ -190,11 +193,10 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let profiler_step_symbols = symbols.len();
     let filtered = profiler_step_symbols >= 2;
     if filtered {
-        for (f, r) in frames.iter_mut().zip(&trace.ranks) {
-            let order = if opts.exact {
-                last_step_filter_exact(f, r, opts.include_last_profiler_step)
-            } else {
-                last_step_filter(f, r, opts.include_last_profiler_step)
+        for ((f, r), kept) in frames.iter_mut().zip(&trace.ranks).zip(kept) {
+            let order = match kept {
+                Some(k) => last_step_filter_exact(f, r, &k),
+                None => last_step_filter(f, r, opts.include_last_profiler_step),
             };
             f.select(&order);
         }
@@ -222,10 +224,16 @@ pub fn hta_step_number(name: &str) -> Option<i64> {
 /// alignment and filtering (what TraceDiff's `LabeledTrace` keeps, SPEC §3). `exact`: the
 /// corrected times of [`HtaFrameOptions::exact`].
 pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
+    frame_of(r, exact, None).0
+}
+
+/// [`parse_rank`], and with `filter_limit` (`Some(include_last_profiler_step)`, exact frames
+/// only) what [`last_step_filter_exact`] needs of the rank, made in the correlation pass.
+fn frame_of(r: &RankTrace, exact: bool, filter_limit: Option<bool>) -> (HtaFrame, Option<ExactKept>) {
     // a Recorder rank's calls are HPC I/O, no event HTA reads (no GPU work, operators or steps):
     // an empty frame, so HTA's analyses and the summary do not walk its millions of calls
     if r.format == Some(crate::model::Format::Recorder) {
-        return HtaFrame { rank: r.rank, ..Default::default() };
+        return (HtaFrame { rank: r.rank, ..Default::default() }, filter_limit.map(|_| ExactKept::default()));
     }
     let ev = &r.events;
     let rounded = r.meta.ts_fractional_or_missing && !exact;
@@ -265,8 +273,8 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         (Vec::new(), Vec::new())
     };
     let mut f = HtaFrame { rank: r.rank, rounded, exact, dur_is_float, rounded_ts_ns, rounded_dur_ns, row: rows, ..Default::default() };
-    let partner;
-    (f.index_correlation, partner) = index_correlation(&f, r);
+    let (partner, kept);
+    (f.index_correlation, partner, kept) = index_correlation(&f, r, filter_limit);
     let mut values: rustc_hash::FxHashMap<i64, u32> = Default::default();
     // rows of one step come in runs: the last value's code is reused without a lookup
     let mut last = None;
@@ -290,7 +298,7 @@ pub fn parse_rank(r: &RankTrace, exact: bool) -> HtaFrame {
         f.iteration_values[k as usize] = v;
     }
     f.iteration_is_float = f.iteration_values.contains(&NAN_ITERATION);
-    f
+    (f, kept)
 }
 
 /// A column: `value` of each model row in `rows`, in one pass.
@@ -306,12 +314,17 @@ fn by_correlation(f: &HtaFrame, r: &RankTrace) -> Vec<(i64, EventId)> {
 
 /// `transform_correlation_to_index` (§1.5): each row's partner's `index` + 1 (0 for none: the
 /// column as [`HtaFrame::index_correlation`] stores it), and the partner's row (`u32::MAX` for
-/// none).
-fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<u32>, Vec<u32>) {
+/// none). With `filter_limit`, also what the exact filter needs ([`ExactKept`]), from the same
+/// groups of rows by correlation.
+fn index_correlation(f: &HtaFrame, r: &RankTrace, filter_limit: Option<bool>) -> (Vec<u32>, Vec<u32>, Option<ExactKept>) {
     // the partner's index + 1; 0: none
     let mut ic: Vec<u32> = vec![0; f.len()];
     let mut partner = vec![u32::MAX; f.len()];
     let gpu = gpu_kernel_rows(f, r);
+    let limit = filter_limit.and_then(|include_last| step_limit(f, r, &gpu, include_last));
+    let cpu_kept = |i: u32| !gpu[i as usize] && limit.is_some_and(|l| f.ts_ns(r, i as usize) < l);
+    // GPU rows with a correlation that a kept CPU row has too
+    let mut gpu_kept = vec![false; if limit.is_some() { f.len() } else { 0 }];
     // per correlation, the last CPU and the last GPU row (row order); each row takes the other side's
     for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
         let last = |side: bool| group.iter().rev().map(|&(_, i)| i).find(|&i| gpu[i as usize] == side);
@@ -323,8 +336,17 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace) -> (Vec<u32>, Vec<u32>) {
                 partner[i as usize] = j;
             }
         }
+        if limit.is_some() && group.iter().any(|&(_, i)| cpu_kept(i)) {
+            for &(_, i) in group {
+                gpu_kept[i as usize] = gpu[i as usize];
+            }
+        }
     }
-    (ic, partner)
+    let kept = filter_limit.map(|_| ExactKept {
+        limit,
+        rows: gpu.iter().zip(gpu_kept.iter().chain(std::iter::repeat(&false))).map(|(&g, &k)| u8::from(g) | u8::from(k) << 1).collect(),
+    });
+    (ic, partner, kept)
 }
 
 /// `add_iteration` (§1.6); needs `index_correlation`.
@@ -380,9 +402,37 @@ pub fn gpu_kernel_rows(f: &HtaFrame, r: &RankTrace) -> Vec<bool> {
 /// [`gpu_kernel_rows`], and the other rows whose name contains `ProfilerStep`.
 fn gpu_and_steps(f: &HtaFrame, r: &RankTrace) -> (Vec<bool>, Vec<usize>) {
     let gpu = gpu_kernel_rows(f, r);
-    let step: Vec<bool> = r.strings.iter().map(|s| s.contains("ProfilerStep")).collect();
-    let steps: Vec<usize> = (0..f.len()).filter(|&i| !gpu[i] && step[f.name(r, i).0 as usize]).collect();
+    let steps = step_rows(f, r, &gpu);
     (gpu, steps)
+}
+
+/// The rows that are not GPU rows (`gpu`) and whose name contains `ProfilerStep`.
+fn step_rows(f: &HtaFrame, r: &RankTrace, gpu: &[bool]) -> Vec<usize> {
+    let step: Vec<bool> = r.strings.iter().map(|s| s.contains("ProfilerStep")).collect();
+    (0..f.len()).filter(|&i| !gpu[i] && step[f.name(r, i).0 as usize]).collect()
+}
+
+/// The exact filter's bound (ns, before the alignment: the filter compares times of one rank
+/// only, so it is the same after): CPU rows starting before it are kept. The latest start of a
+/// step, or with `include_last` the latest end + 1 ns; `None` for a rank without steps.
+fn step_limit(f: &HtaFrame, r: &RankTrace, gpu: &[bool], include_last: bool) -> Option<i64> {
+    let steps = step_rows(f, r, gpu);
+    if include_last {
+        steps.iter().map(|&i| f.ts_ns(r, i) + f.dur_ns(r, i) + 1).max()
+    } else {
+        steps.iter().map(|&i| f.ts_ns(r, i)).max()
+    }
+}
+
+/// What [`last_step_filter_exact`] needs of a rank, made by [`index_correlation`] before the
+/// alignment (the frame's rows are those of the filter).
+#[derive(Debug, Default)]
+struct ExactKept {
+    /// [`step_limit`].
+    limit: Option<i64>,
+    /// Per row: bit 0 a GPU row ([`gpu_kernel_rows`]), bit 1 a GPU row whose correlation a CPU
+    /// row starting before `limit` has too.
+    rows: Vec<u8>,
 }
 
 /// The frame rows `_filter_irrelevant_gpu_kernels` returns for one rank, in its order (§1.9).
@@ -411,31 +461,16 @@ fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usiz
 
 /// [`last_step_filter`] without HTA's bugs (§5.9): rows kept in their order; GPU rows once, if
 /// a kept CPU row shares their correlation, or (no correlation) if they start before the last
-/// step; a rank without steps keeps everything.
-fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, include_last: bool) -> Vec<usize> {
+/// step; a rank without steps keeps everything. `k`: the rank's [`ExactKept`].
+fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, k: &ExactKept) -> Vec<usize> {
     let n = f.row.len();
-    let (gpu, steps) = gpu_and_steps(f, r);
-    let limit = if include_last {
-        steps.iter().map(|&i| f.ts_ns(r, i) + f.dur_ns(r, i) + 1).max()
-    } else {
-        steps.iter().map(|&i| f.ts_ns(r, i)).max()
-    };
-    let Some(limit) = limit else { return (0..n).collect() };
-    let cpu_kept = |i: usize| !gpu[i] && f.ts_ns(r, i) < limit;
-    // GPU rows with a correlation: kept when a kept CPU row has it too
-    let mut gpu_kept = vec![false; n];
-    for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
-        if group.iter().any(|&(_, i)| cpu_kept(i as usize)) {
-            for &(_, i) in group {
-                gpu_kept[i as usize] = gpu[i as usize];
-            }
-        }
-    }
+    let Some(limit) = k.limit else { return (0..n).collect() };
+    // the bound was found before the alignment, the times are read after it
+    let limit = limit.saturating_sub(f.ts_shift_ns);
     (0..n)
-        .filter(|&i| match (gpu[i], f.correlation(r, i)) {
-            (false, _) => cpu_kept(i),
-            (true, -1) => f.ts_ns(r, i) < limit,
-            (true, _) => gpu_kept[i],
+        .filter(|&i| match (k.rows[i] & 1 != 0, f.correlation(r, i)) {
+            (false, _) | (true, -1) => f.ts_ns(r, i) < limit,
+            (true, _) => k.rows[i] & 2 != 0,
         })
         .collect()
 }
