@@ -70,6 +70,17 @@ impl IntColumn {
         }
     }
 
+    /// Writes the values into `out`, 8 little-endian bytes each (`out` is 8 × [`IntColumn::len`]
+    /// bytes): the inline values in one pass, then the side table's over their marks.
+    pub fn write_le(&self, out: &mut [u8]) {
+        for (slot, &v) in out.chunks_exact_mut(8).zip(&self.small) {
+            slot.copy_from_slice(&i64::from(v).to_le_bytes());
+        }
+        for &(row, v) in &self.wide {
+            out[row as usize * 8..][..8].copy_from_slice(&v.to_le_bytes());
+        }
+    }
+
     /// The values, in row order.
     pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
         // the marked rows' values in turn, as they are kept by row
@@ -107,11 +118,19 @@ impl serde::Serialize for IntColumn {
 
 impl Extend<i64> for IntColumn {
     fn extend<T: IntoIterator<Item = i64>>(&mut self, values: T) {
-        let values = values.into_iter();
-        self.small.reserve(values.size_hint().0);
-        for v in values {
-            self.push(v);
-        }
+        // inline values in one pass (a value that does not fit is marked, and remembered as it
+        // goes by); the marks' side entries after, in row order. A push per value checked the
+        // room and the fit of each
+        let from = self.small.len();
+        let mut wide = Vec::new();
+        self.small.extend(values.into_iter().enumerate().map(|(k, v)| match i32::try_from(v) {
+            Ok(s) if s != WIDE => s,
+            _ => {
+                wide.push(((from + k) as u32, v));
+                WIDE
+            }
+        }));
+        self.wide.append(&mut wide);
     }
 }
 
@@ -166,6 +185,17 @@ impl RunColumn {
         self.len += 1;
     }
 
+    /// Writes the values into `out`, 4 little-endian bytes each (`out` is 4 × [`RunColumn::len`]
+    /// bytes), a run at a time.
+    pub fn write_le(&self, out: &mut [u8]) {
+        for (k, &(row, first)) in self.runs.iter().enumerate() {
+            let end = self.runs.get(k + 1).map_or(self.len, |r| r.0 as usize);
+            for (d, slot) in out[row as usize * 4..end * 4].chunks_exact_mut(4).enumerate() {
+                slot.copy_from_slice(&first.wrapping_add(d as u32).to_le_bytes());
+            }
+        }
+    }
+
     /// The values, in row order.
     pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
         self.runs.iter().enumerate().flat_map(move |(k, &(row, first))| {
@@ -182,8 +212,14 @@ impl RunColumn {
 
 impl Extend<u32> for RunColumn {
     fn extend<T: IntoIterator<Item = u32>>(&mut self, values: T) {
+        // the value that continues the last run, kept as it goes (`push` works it out each time)
+        let mut next = self.runs.last().map(|&(row, first)| first.wrapping_add((self.len - row as usize) as u32));
         for v in values {
-            self.push(v);
+            if next != Some(v) {
+                self.runs.push((self.len as u32, v));
+            }
+            next = Some(v.wrapping_add(1));
+            self.len += 1;
         }
     }
 }
@@ -295,6 +331,15 @@ impl<T: Id> IdColumn<T> {
         }
     }
 
+    /// Writes the ids into `out` as numbers, 4 little-endian bytes each (`out` is 4 ×
+    /// [`IdColumn::len`] bytes).
+    pub fn write_le(&self, out: &mut [u8]) {
+        match &self.store {
+            IdStore::Narrow(v) => out.chunks_exact_mut(4).zip(v).for_each(|(slot, &x)| slot.copy_from_slice(&u32::from(x).to_le_bytes())),
+            IdStore::Wide(v) => out.chunks_exact_mut(4).zip(v).for_each(|(slot, &x)| slot.copy_from_slice(&x.to_le_bytes())),
+        }
+    }
+
     /// The ids, in row order.
     pub fn iter(&self) -> impl Iterator<Item = T> + '_ {
         // one of the two is empty: the store is matched once, not at each row
@@ -386,6 +431,31 @@ mod tests {
         // i32::MIN, 2^40, -2^40 and i64::MAX are kept aside, in row order
         assert_eq!(c.wide, [(4, i64::from(i32::MIN)), (6, 1 << 40), (7, -(1 << 40)), (8, i64::MAX)]);
         assert_eq!(c.get(9), 3);
+    }
+
+    #[test]
+    fn columns_extended_in_parts_and_written_as_bytes() {
+        // a second part's values aside at their rows, not the part's; a run across the parts
+        let mut c: IntColumn = [1, 1 << 40].into_iter().collect();
+        c.extend([2, i64::MIN, 3]);
+        assert_eq!(c.wide, [(1, 1 << 40), (3, i64::MIN)]);
+        let want = [1, 1 << 40, 2, i64::MIN, 3];
+        assert_eq!(c.iter().collect::<Vec<_>>(), want);
+        let mut b = vec![0; 40];
+        c.write_le(&mut b);
+        assert_eq!(b, want.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        let mut r: RunColumn = [4, 5].into_iter().collect();
+        r.extend([6, 8, 9]);
+        assert_eq!(r.runs, [(0, 4), (3, 8)]);
+        let mut b = vec![0; 20];
+        r.write_le(&mut b);
+        assert_eq!(b, [4u32, 5, 6, 8, 9].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        for ids in [vec![3u32, 65_535], vec![3, 65_536]] {
+            let c: IdColumn<u32> = ids.iter().copied().collect();
+            let mut b = vec![0; 8];
+            c.write_le(&mut b);
+            assert_eq!(b, ids.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        }
     }
 
     #[test]

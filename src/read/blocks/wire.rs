@@ -176,10 +176,22 @@ pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
 /// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values
 /// (little-endian; a long column's room is made by the caller).
 fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<Item = [u8; N]>) {
+    put_column(out, n, N, |slots| {
+        for (slot, v) in slots.chunks_exact_mut(N).zip(values) {
+            slot.copy_from_slice(&v);
+        }
+    });
+}
+
+/// Appends a column of `n` values of `size` bytes each: its length (`u32`), then the values,
+/// which `write` puts into the room made for them at once (the columns' own `write_le`: a
+/// push per value checked the room each time, and the compact columns' iterators went a value
+/// at a time).
+fn put_column(out: &mut Vec<u8>, n: usize, size: usize, write: impl FnOnce(&mut [u8])) {
     out.extend_from_slice(&(n as u32).to_le_bytes());
-    for v in values {
-        out.extend_from_slice(&v);
-    }
+    let start = out.len();
+    out.resize(start + n * size, 0);
+    write(&mut out[start..]);
 }
 
 /// The 13 lengths of [`put_event_columns`], in bytes.
@@ -199,19 +211,20 @@ pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::Ev
     // then a row's values (index, phase, kind, cat, name, ts, dur, pid, tid, stream,
     // correlation, external id, flags)
     out.reserve(EVENT_COLUMNS_BYTES + ev.ts.len() * EVENT_ROW_BYTES);
-    put_fixed(out, ev.index.len(), ev.index.iter().map(u32::to_le_bytes));
+    put_column(out, ev.index.len(), 4, |b| ev.index.write_le(b));
     put_fixed(out, ev.phase.len(), ev.phase.iter().map(|&p| [p as u8]));
     put_fixed(out, ev.kind.len(), ev.kind.iter().map(|&k| [k as u8]));
-    put_fixed(out, ev.cat.len(), ev.cat.iter().map(|s| s.0.to_le_bytes()));
-    put_fixed(out, ev.name.len(), ev.name.iter().map(|s| s.0.to_le_bytes()));
+    put_column(out, ev.cat.len(), 4, |b| ev.cat.write_le(b));
+    put_column(out, ev.name.len(), 4, |b| ev.name.write_le(b));
     put_fixed(out, ev.ts.len(), ev.ts.iter().map(|t| t.to_le_bytes()));
-    put_fixed(out, ev.dur.len(), ev.dur.iter().map(i64::to_le_bytes));
-    put_fixed(out, ev.pid.len(), ev.pid.iter().map(u32::to_le_bytes));
-    put_fixed(out, ev.tid.len(), ev.tid.iter().map(u32::to_le_bytes));
+    put_column(out, ev.dur.len(), 8, |b| ev.dur.write_le(b));
+    put_column(out, ev.pid.len(), 4, |b| ev.pid.write_le(b));
+    put_column(out, ev.tid.len(), 4, |b| ev.tid.write_le(b));
     for c in [&ev.stream, &ev.correlation, &ev.external_id] {
-        put_fixed(out, c.len(), c.iter().map(i64::to_le_bytes));
+        put_column(out, c.len(), 8, |b| c.write_le(b));
     }
-    put_fixed(out, ev.flags.len(), ev.flags.iter().map(|&f| [f]));
+    out.extend_from_slice(&(ev.flags.len() as u32).to_le_bytes());
+    out.extend_from_slice(&ev.flags);
 }
 
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
@@ -410,12 +423,13 @@ pub(crate) fn extend_ids<U: crate::model::column::Id>(
     table: &[U],
     out_of_range: fn(u32) -> WireError,
 ) -> Result<(), WireError> {
-    // mapped first, then appended at once: the column's width is checked once, not at each row
-    let mut ids = Vec::with_capacity(raw.len() / 4);
-    for c in raw.chunks_exact(4) {
-        let i = u32::read_le(c);
-        ids.push(table.get(i as usize).ok_or_else(|| out_of_range(i))?.to_u32());
+    // checked, then mapped, then appended at once: the range and the column's width are each
+    // checked once for all rows, not at each one
+    let codes = raw.chunks_exact(4).map(u32::read_le);
+    if let Some(i) = codes.clone().max().filter(|&i| i as usize >= table.len()) {
+        return Err(out_of_range(codes.clone().find(|&c| c as usize >= table.len()).unwrap_or(i)));
     }
+    let ids: Vec<u32> = codes.map(|i| table[i as usize].to_u32()).collect();
     col.extend_from_u32s(&ids);
     Ok(())
 }
@@ -427,4 +441,22 @@ pub(crate) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Re
         col.push(f(T::read_le(c))?);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_mapped_through_their_table_and_checked_against_it() {
+        let raw: Vec<u8> = [2u32, 0, 1].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let mut col: crate::model::IdColumn<u32> = Default::default();
+        extend_ids(&mut col, &raw, &[10u32, 70_000, 30], WireError::IdOutOfRange).unwrap();
+        assert_eq!(col.iter().collect::<Vec<_>>(), [30, 10, 70_000]);
+        // the first code past the table is named, not the largest
+        let raw: Vec<u8> = [0u32, 5, 9].iter().flat_map(|v| v.to_le_bytes()).collect();
+        let e = extend_ids(&mut col, &raw, &[1u32, 2], WireError::IdOutOfRange).unwrap_err();
+        assert!(matches!(e, WireError::IdOutOfRange(5)), "{e}");
+        assert_eq!(col.len(), 3);
+    }
 }
