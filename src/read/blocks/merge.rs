@@ -5,7 +5,7 @@ use std::fmt;
 
 use super::parse::BlockParse;
 use super::wire::{
-    extend, extend_ids, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES,
+    extend_coded, extend_ids, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES,
 };
 use super::{Redo, Splitter};
 use crate::error::{ReadError, Warning, WarningKind};
@@ -221,8 +221,8 @@ fn merge(
         ev.reserve(n.max(len / 4).min(d.b.len()).max(to_expected));
     }
     ev.index.extend(d.raw(n, 4)?.chunks_exact(4).map(|b| u32::read_le(b) + elements_before));
-    extend(&mut ev.phase, d.raw(n, 1)?, |p: u8| ALL_PHASES.get(p as usize).copied().ok_or(WireError::BadPhase))?;
-    extend(&mut ev.kind, d.raw(n, 1)?, |k: u8| ALL_KINDS.get(k as usize).copied().ok_or(WireError::BadKind))?;
+    extend_coded(&mut ev.phase, d.raw(n, 1)?, &ALL_PHASES, WireError::BadPhase)?;
+    extend_coded(&mut ev.kind, d.raw(n, 1)?, &ALL_KINDS, WireError::BadKind)?;
     extend_ids(&mut ev.cat, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
     extend_ids(&mut ev.name, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
     ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));

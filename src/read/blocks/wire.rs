@@ -434,12 +434,13 @@ pub(crate) fn extend_ids<U: crate::model::column::Id>(
     Ok(())
 }
 
-/// Appends the values of a raw column ([`Dec::raw`]) to `col`, each mapped by `f`.
-pub(crate) fn extend<T: Le, U>(col: &mut Vec<U>, raw: &[u8], f: impl Fn(T) -> Result<U, WireError>) -> Result<(), WireError> {
-    col.reserve(raw.len() / T::SIZE);
-    for c in raw.chunks_exact(T::SIZE) {
-        col.push(f(T::read_le(c))?);
+/// Appends the values a raw column of one-byte codes ([`Dec::raw`]) names in `table`: the codes
+/// checked once for all rows (`bad` if one is past the table), then mapped.
+pub(crate) fn extend_coded<U: Copy>(col: &mut Vec<U>, raw: &[u8], table: &[U], bad: WireError) -> Result<(), WireError> {
+    if raw.iter().any(|&c| c as usize >= table.len()) {
+        return Err(bad);
     }
+    col.extend(raw.iter().map(|&c| table[c as usize]));
     Ok(())
 }
 
