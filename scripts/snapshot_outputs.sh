@@ -84,10 +84,14 @@ for pair in "testdata/diff/control.json testdata/diff/test.json" \
 done
 run "diff/ranks" diff testdata/diff/ranks --test-ranks 1 --json
 run "diff/decode" diff testdata/decode/kineto-decode.json testdata/decode/kineto-lagging.json --by-launch --json
-# every registry subcommand on one trace, terminal and JSON output
+# every registry subcommand on one trace, terminal and JSON output; run from a folder of the
+# snapshot, so that a file a subcommand writes by default (`report`: report.html) is compared
+# too and not left in the checkout
+trace_filter=$(realpath "$shared/traces/hta/trace_filter")
+mkdir -p "$out/sub-files"
 while IFS= read -r sub; do
-  run "sub/$sub" "$sub" "$shared/traces/hta/trace_filter"
-  run "sub-json/$sub" "$sub" "$shared/traces/hta/trace_filter" --json
+  (cd "$out/sub-files" && run "sub/$sub" "$sub" "$trace_filter")
+  (cd "$out/sub-files" && run "sub-json/$sub" "$sub" "$trace_filter" --json)
   n=$((n + 2))
 done < <("$BIN" --help | awk '/^Commands:/ {on=1; next} /^$/ {on=0} on {print $1}' | grep -vE '^(help|info|analyze|stats|extract|diff)$')
 # gzip writes no mtime, so the counter traces compare byte for byte too
