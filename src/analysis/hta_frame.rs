@@ -324,7 +324,7 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace, filter_limit: Option<bool>) ->
     let limit = filter_limit.and_then(|include_last| step_limit(f, r, &gpu, include_last));
     let cpu_kept = |i: u32| !gpu[i as usize] && limit.is_some_and(|l| f.ts_ns(r, i as usize) < l);
     // GPU rows with a correlation that a kept CPU row has too
-    let mut gpu_kept = vec![false; if limit.is_some() { f.len() } else { 0 }];
+    let mut gpu_kept = vec![false; if filter_limit.is_some() { f.len() } else { 0 }];
     // per correlation, the last CPU and the last GPU row (row order); each row takes the other side's
     for group in by_correlation(f, r).chunk_by(|a, b| a.0 == b.0) {
         let last = |side: bool| group.iter().rev().map(|&(_, i)| i).find(|&i| gpu[i as usize] == side);
@@ -342,10 +342,8 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace, filter_limit: Option<bool>) ->
             }
         }
     }
-    let kept = filter_limit.map(|_| ExactKept {
-        limit,
-        rows: gpu.iter().zip(gpu_kept.iter().chain(std::iter::repeat(&false))).map(|(&g, &k)| u8::from(g) | u8::from(k) << 1).collect(),
-    });
+    let kept =
+        filter_limit.map(|_| ExactKept { limit, rows: gpu.iter().zip(&gpu_kept).map(|(&g, &k)| u8::from(g) | u8::from(k) << 1).collect() });
     (ic, partner, kept)
 }
 

@@ -173,8 +173,7 @@ pub(crate) fn put_bytes(out: &mut Vec<u8>, b: &[u8]) {
     out.extend_from_slice(b);
 }
 
-/// Appends a column of `n` values of `N` bytes each: its length (`u32`), then the values
-/// (little-endian; a long column's room is made by the caller).
+/// Appends a column of `n` values of `N` bytes each (little-endian) through [`put_column`].
 fn put_fixed<const N: usize>(out: &mut Vec<u8>, n: usize, values: impl Iterator<Item = [u8; N]>) {
     put_column(out, n, N, |slots| {
         for (slot, v) in slots.chunks_exact_mut(N).zip(values) {
