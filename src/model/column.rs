@@ -118,11 +118,10 @@ impl serde::Serialize for IntColumn {
 
 impl Extend<i64> for IntColumn {
     fn extend<T: IntoIterator<Item = i64>>(&mut self, values: T) {
-        // inline values in one pass (a value that does not fit is marked, and remembered as it
-        // goes by); the marks' side entries after, in row order. A push per value checked the
-        // room and the fit of each
+        // inline values in one pass, a value that does not fit marked and put aside as it goes
+        // by (in row order); a push per value checked the room and the fit of each
         let from = self.small.len();
-        let mut wide = Vec::new();
+        let wide = &mut self.wide;
         self.small.extend(values.into_iter().enumerate().map(|(k, v)| match i32::try_from(v) {
             Ok(s) if s != WIDE => s,
             _ => {
@@ -130,7 +129,6 @@ impl Extend<i64> for IntColumn {
                 WIDE
             }
         }));
-        self.wide.append(&mut wide);
     }
 }
 

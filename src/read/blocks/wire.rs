@@ -1,6 +1,6 @@
 //! The encodings of blocks, range jobs and results: both ends are this code (the reading side
 //! and the helpers), so the format is private to [`super`] and has no version. (The cursor
-//! [`Dec`], [`put_bytes`], [`put_event_columns`], [`Le`] and [`extend`] also serve the partial files of
+//! [`Dec`], [`put_bytes`], [`put_event_columns`] and [`Le`] also serve the partial files of
 //! [`crate::read::partial`], whose format is versioned.)
 //!
 //! All little-endian:
@@ -222,8 +222,7 @@ pub(crate) fn put_event_columns(out: &mut Vec<u8>, ev: &crate::model::events::Ev
     for c in [&ev.stream, &ev.correlation, &ev.external_id] {
         put_column(out, c.len(), 8, |b| c.write_le(b));
     }
-    out.extend_from_slice(&(ev.flags.len() as u32).to_le_bytes());
-    out.extend_from_slice(&ev.flags);
+    put_bytes(out, &ev.flags);
 }
 
 /// Partial rank: strings, ids, event columns, sparse columns, names, counts, tallies, flags,
@@ -366,7 +365,7 @@ impl<'a> Dec<'a> {
     }
 
     /// The bytes of a column of `n` values of `T` (its length, which must be `n`, then the
-    /// values), for [`extend`].
+    /// values), for the merge's extends ([`extend_coded`], [`extend_ids`]).
     pub(crate) fn raw(&mut self, n: usize, size: usize) -> Result<&'a [u8], WireError> {
         if self.u32()? as usize != n {
             return Err(WireError::ColumnLengths);
