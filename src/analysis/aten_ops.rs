@@ -182,7 +182,8 @@ fn hta_attribute(f: &HtaFrame, r: &RankTrace) -> Result<Vec<Attributed>, String>
     let end = |i: usize| f.ts_ns(r, i) + f.dur_ns(r, i);
     // aten ops by (ts, row): the deepest op is found scanning back from the call's start
     let mut ops: Vec<usize> = (0..f.len()).filter(|&i| name(i).starts_with("aten::")).collect();
-    ops.sort_unstable_by_key(|&i| (f.ts_ns(r, i), i));
+    // (stable: the rows come in runs already in order, which it merges)
+    ops.sort_by_key(|&i| (f.ts_ns(r, i), i));
     let tree = EndTree::new(&ops.iter().map(|&o| end(o)).collect::<Vec<_>>());
     let mut kernels: FxHashMap<i64, Vec<usize>> = FxHashMap::default();
     for i in (0..f.len()).filter(|&i| f.stream(r, i) != -1) {
@@ -271,7 +272,8 @@ fn exact_attribute(f: &HtaFrame, r: &RankTrace, graph: &CallGraph, result: &mut 
     let kernels = GpuOpsByCorrelation::new(f, r);
     let aten: Vec<bool> = r.strings.iter().map(|s| s.starts_with("aten::")).collect();
     let mut launches = launch_calls(f, r, false);
-    launches.sort_unstable_by_key(|&l| (f.ts_ns(r, l), l));
+    // (stable: the rows come in runs already in order, which it merges)
+    launches.sort_by_key(|&l| (f.ts_ns(r, l), l));
     let mut out = Vec::new();
     for l in launches {
         let op = ancestors(l).find(|&a| aten[f.name(r, a).0 as usize] && f.ts_ns(r, a) <= f.ts_ns(r, l) && end(a) >= end(l));

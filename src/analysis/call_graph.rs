@@ -402,7 +402,9 @@ impl CallGraph {
                 (f.ts_ns(r, i as usize), if dur > 0 { -dur } else { 0 }, f.index(r, i as usize), i)
             })
             .collect();
-        opens.sort_unstable();
+        // a stable sort: in frame order the opens come in a few runs already in order, which it
+        // finds and merges (a quicksort sorts them from scratch; every key is distinct)
+        opens.sort();
         // closes of the pushed events: (time, dur, −index, row), smallest first
         let mut closes: std::collections::BinaryHeap<std::cmp::Reverse<(i64, i64, i64, u32)>> = Default::default();
         let mut stack: Vec<u32> = Vec::new();

@@ -6,7 +6,8 @@
 /// (`i64`), or HTA's µs floats (`f64`) where an analysis must round like HTA; NaN never occurs
 /// (HTA drops rows without `dur`).
 pub fn merge_intervals<T: Copy + PartialOrd>(mut iv: Vec<(T, T)>) -> Vec<(T, T)> {
-    iv.sort_unstable_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+    // stable: intervals come in runs already in order (a stream's kernels), which it merges
+    iv.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
     let mut out: Vec<(T, T)> = Vec::with_capacity(iv.len());
     for (s, e) in iv {
         match out.last_mut() {

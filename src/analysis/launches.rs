@@ -133,7 +133,8 @@ impl GpuOpsByCorrelation {
             .filter(|&i| f.stream(r, i) != -1 && f.correlation(r, i) >= 0 && r.events.kind[f.row[i] as usize] != Kind::CudaSync)
             .map(|i| (f.correlation(r, i), i))
             .collect();
-        v.sort_unstable();
+        // stable: correlation ids come in runs already in order, which it merges
+        v.sort();
         GpuOpsByCorrelation(v)
     }
 

@@ -193,9 +193,8 @@ pub fn queue_points(ctx: &Context<'_>, pos: usize) -> Result<Vec<QueuePoint>, An
             queue_length: at as i32,
         })
         .collect();
-    // equal (stream, ts, delta) keep the concatenation order: sorted in place by it (a stable
-    // sort would copy the points once more)
-    points.sort_unstable_by_key(|p| (p.stream, p.ts_ns, p.delta, p.queue_length));
+    // equal (stream, ts, delta) keep the concatenation order: sorted by it too
+    points.sort_by_key(|p| (p.stream, p.ts_ns, p.delta, p.queue_length));
     let mut prev_stream = None;
     let mut q = 0;
     for p in &mut points {

@@ -261,7 +261,8 @@ fn infer_syncs(g: &mut Graph, f: &HtaFrame, r: &RankTrace, rows: &[usize], ops: 
     let mut streams: Vec<i64> = by_stream.keys().copied().collect();
     streams.sort_unstable();
     for v in by_stream.values_mut() {
-        v.sort_unstable();
+        // stable: a stream's operations come nearly in order, which it finds
+        v.sort();
     }
     // the last operation of a stream ending in [from, to]
     let last_in = |s: i64, from: i64, to: i64| -> Option<(i64, u32)> {

@@ -230,7 +230,9 @@ impl StackTree {
             points.push((ts, 1, -dur, idx, p as u32));
             points.push((ts + dur, 0, dur, -idx, p as u32));
         }
-        points.sort_unstable();
+        // stable: the points come nearly in order (a row's start, then its end, rows by time),
+        // in runs it finds and merges
+        points.sort();
         let mut t =
             StackTree { rows: rows.to_vec(), parent: vec![NONE; rows.len()], children: vec![Vec::new(); rows.len()], roots: Vec::new() };
         let mut stack: Vec<u32> = Vec::new();

@@ -141,6 +141,7 @@ pub fn rows_in(f: &HtaFrame, r: &RankTrace, w: Window, hta: bool, launcher: &Lau
     } else {
         keep.extend((0..f.len()).filter(|&i| f.stream(r, i) != -1 && launcher.get(i).is_some_and(inside)));
     }
-    keep.sort_unstable_by_key(|&i| (f.index(r, i), i));
+    // (stable: the rows come in runs already in order, which it merges)
+    keep.sort_by_key(|&i| (f.index(r, i), i));
     keep
 }
