@@ -134,8 +134,8 @@ pub(super) fn timeline<DB: DrawingBackend>(
 /// pixels an SVG or a canvas paints for the runs themselves: a run narrower than a pixel is left
 /// out (a rectangle of width 0 paints nothing there), and a run that touches or overlaps the last
 /// rectangle of its lane, of the same kind, extends that rectangle (the same pixels in one; runs
-/// need not come in time order). A critical path of 12,000 runs, most under a pixel, is 70 rectangles instead of 12,000.
-/// `lanes` bounds the lanes.
+/// need not come in time order). The 100 MB benchmark trace's critical path, 12,000 runs, most
+/// under a pixel, is drawn with about 130 rectangles. `lanes` bounds the lanes.
 fn pixel_runs(runs: impl Iterator<Item = (i32, i32, u32, u8)>, lanes: usize) -> Vec<(i32, i32, u32, u8)> {
     let mut rects: Vec<(i32, i32, u32, u8)> = Vec::new();
     // each lane's last rectangle
