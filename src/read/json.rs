@@ -7,6 +7,11 @@ use std::borrow::Cow;
 
 use memchr::{memchr2, memchr3};
 
+mod gaps;
+
+pub use gaps::{Gaps, END};
+use gaps::{NONE, START};
+
 /// A JSON value inside an event.
 #[derive(Debug, Clone, PartialEq)]
 pub enum JVal<'a> {
@@ -191,6 +196,8 @@ pub struct ObjectReader<'a> {
     pub invalid_utf8: bool,
     /// Set when a stray comma was skipped.
     pub stray_comma: bool,
+    /// The gap of [`Gaps`] read last by [`ObjectReader::next_code`] ([`START`] before the first).
+    node: u16,
 }
 
 #[inline(always)]
@@ -238,7 +245,7 @@ impl<'a> ObjectReader<'a> {
         if b.get(i) != Some(&b'{') {
             return Err(JsonError { at: i, expected: "'{'" });
         }
-        Ok(ObjectReader { b, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false })
+        Ok(ObjectReader { b, i: i + 1, first: true, done: false, invalid_utf8: false, stray_comma: false, node: START })
     }
 
     /// Offset just after the last byte read (after the closing brace once `next_entry` has
@@ -351,6 +358,42 @@ impl<'a> ObjectReader<'a> {
         }
         self.i = ws(b, i + 1);
         Ok(Some(key))
+    }
+
+    /// [`ObjectReader::next_key`] as the caller's code for the key (`code_of`, below [`END`]),
+    /// from the bytes alone where they are a gap of `gaps` that followed the previous one
+    /// before: the same bytes between two values (separator, whitespace, the key as written,
+    /// colon, whitespace) are the same key. Anything else is read by [`ObjectReader::next_key`]
+    /// and learnt, unless reading it found a stray comma or invalid UTF-8 (which a gap would not
+    /// report again) or the buffer ended in it. `Ok(None)` after the closing brace.
+    #[inline(always)]
+    pub fn next_code(&mut self, gaps: &mut Gaps, code_of: impl FnOnce(&str) -> u8) -> Result<Option<u8>, JsonError> {
+        if self.done {
+            return Ok(None);
+        }
+        if let Some((n, len, key)) = gaps.follow(self.b, self.i, self.node) {
+            self.node = n;
+            if key == END {
+                self.i += len;
+                self.done = true;
+                return Ok(None);
+            }
+            // the gap ends after the colon and the whitespace that followed it then: more
+            // whitespace may follow it here
+            self.i = ws(self.b, self.i + len);
+            self.first = false;
+            return Ok(Some(key));
+        }
+        let start = self.i;
+        let key = self.next_key()?;
+        let code = key.as_deref().map_or(END, code_of);
+        debug_assert!(key.is_none() || code != END, "a key's code is below END");
+        // a key's gap ends at its value's first byte; one the buffer's end cut short (an
+        // incomplete event read first, see `ScanSink::event_direct`) is not learnt
+        let whole = key.is_none() || self.i < self.b.len();
+        self.node =
+            if self.stray_comma || self.invalid_utf8 || !whole { NONE } else { gaps.learn(self.node, &self.b[start..self.i], code) };
+        Ok(key.map(|_| code))
     }
 
     /// The value after a key from [`ObjectReader::next_key`].
@@ -572,7 +615,7 @@ pub fn array_elements(raw: &[u8]) -> Result<Vec<JVal<'_>>, JsonError> {
         return Err(JsonError { at: i, expected: "'['" });
     }
     // Reuse the object reader's value parser on the same bytes.
-    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false };
+    let mut r = ObjectReader { b: raw, i: 0, first: true, done: false, invalid_utf8: false, stray_comma: false, node: START };
     let mut out = Vec::new();
     i = ws(raw, i + 1);
     if raw.get(i) == Some(&b']') {

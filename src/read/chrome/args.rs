@@ -8,7 +8,7 @@ use crate::error::WarningKind;
 use crate::model::events::flags;
 use crate::model::time::with_unit_to_ns;
 use crate::model::{EventId, IntArg, Kind, Phase};
-use crate::read::json::{JVal, JsonError, ObjectReader};
+use crate::read::json::{Gaps, JVal, JsonError, ObjectReader};
 
 /// The `args` the model keeps, read in the same pass as the event (see [`parse_args`]).
 #[derive(Default)]
@@ -35,37 +35,89 @@ impl ArgVals {
     }
 }
 
-/// Reads the args the model keeps from an `args` object into `a` (from [`ArgVals::new`]), in
-/// place: events are many and these structs are moved a lot otherwise. Pure.
-pub(super) fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals) -> Result<(), JsonError> {
-    while let Some((k, v)) = r.next_entry()? {
-        let int = || v.as_i64();
-        match &*k {
-            "stream" | "stream-id" => a.stream = int().unwrap_or(-1),
-            "correlation" => a.correlation = int().unwrap_or(-1),
+/// The codes of the `args` keys [`parse_args`] reads.
+mod key {
+    pub const STREAM: u8 = 0;
+    pub const CORRELATION: u8 = 1;
+    /// `correlation_id` or `correlation id`.
+    pub const CORRELATION_ALT: u8 = 2;
+    pub const CID: u8 = 3;
+    pub const EXTERNAL_ID: u8 = 4;
+    /// `external id` or `External ID`.
+    pub const EXTERNAL_ID_ALT: u8 = 5;
+    pub const SIZE: u8 = 6;
+    pub const MEMORY_BW: u8 = 7;
+    pub const START_TIME: u8 = 8;
+    pub const END_TIME: u8 = 9;
+    pub const BYTES: u8 = 10;
+    pub const DEVICE: u8 = 11;
+    pub const BEGIN_NS: u8 = 12;
+    pub const END_NS: u8 = 13;
+    pub const WAIT_ON_STREAM: u8 = 14;
+    pub const WAIT_ON_EVENT_RECORD: u8 = 15;
+    pub const RECORD_FUNCTION_ID: u8 = 16;
+    /// A key the model does not keep.
+    pub const OTHER: u8 = 17;
+
+    /// The code of key `k`.
+    pub fn of(k: &str) -> u8 {
+        match k {
+            "stream" | "stream-id" => STREAM,
+            "correlation" => CORRELATION,
             // Paddle writes `correlation id` on its runtime calls and GPU operations
-            "correlation_id" | "correlation id" => {
+            "correlation_id" | "correlation id" => CORRELATION_ALT,
+            "cid" => CID,
+            "External id" => EXTERNAL_ID,
+            "external id" | "External ID" => EXTERNAL_ID_ALT,
+            "size" => SIZE,
+            "memory bandwidth (GB/s)" => MEMORY_BW,
+            "start_time" => START_TIME,
+            "end_time" => END_TIME,
+            "bytes" => BYTES,
+            "device" => DEVICE,
+            // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
+            "BeginNs" => BEGIN_NS,
+            "EndNs" => END_NS,
+            "wait_on_stream" => WAIT_ON_STREAM,
+            "wait_on_cuda_event_record_corr_id" => WAIT_ON_EVENT_RECORD,
+            "Record function id" => RECORD_FUNCTION_ID,
+            _ => OTHER,
+        }
+    }
+}
+
+/// Reads the args the model keeps from an `args` object into `a` (from [`ArgVals::new`]), in
+/// place: events are many and these structs are moved a lot otherwise. `gaps`: those of the
+/// file's `args` objects (only how keys are read, see [`Gaps`]).
+pub(super) fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals, gaps: &mut Gaps) -> Result<(), JsonError> {
+    while let Some(k) = r.next_code(gaps, key::of)? {
+        let v = r.next_value()?;
+        let int = || v.as_i64();
+        match k {
+            key::STREAM => a.stream = int().unwrap_or(-1),
+            key::CORRELATION => a.correlation = int().unwrap_or(-1),
+            key::CORRELATION_ALT => {
                 a.correlation = int().unwrap_or(-1);
                 a.alt |= flags::CORRELATION_ALT_KEY;
             }
             // `cid` is a correlation only when `correlation` is absent: ROCm Kineto traces carry
             // both, and there `cid` is the HIP API id (e.g. 107 on every hipLaunchKernel)
-            "cid" => a.cid = int().unwrap_or(-1),
-            "External id" => a.external_id = int().unwrap_or(-1),
-            "external id" | "External ID" => {
+            key::CID => a.cid = int().unwrap_or(-1),
+            key::EXTERNAL_ID => a.external_id = int().unwrap_or(-1),
+            key::EXTERNAL_ID_ALT => {
                 a.external_id = int().unwrap_or(-1);
                 a.alt |= flags::EXTERNAL_ID_ALT_KEY;
             }
-            "size" => a.size = int(),
-            "memory bandwidth (GB/s)" => {
+            key::SIZE => a.size = int(),
+            key::MEMORY_BW => {
                 if let Some(x) = v.as_f64() {
                     a.ints.push((IntArg::MemoryBwGbpsBits, x.to_bits() as i64));
                 }
             }
-            "start_time" | "end_time" => {
+            key::START_TIME | key::END_TIME => {
                 if let JVal::Str(s) = &v {
                     let ns = with_unit_to_ns(s).ok();
-                    if &*k == "start_time" {
+                    if k == key::START_TIME {
                         a.paddle.0 = ns;
                     } else {
                         a.paddle.1 = ns;
@@ -74,14 +126,13 @@ pub(super) fn parse_args(r: &mut ObjectReader<'_>, a: &mut ArgVals) -> Result<()
             }
             other => {
                 let arg = match other {
-                    "bytes" => IntArg::Bytes,
-                    "device" => IntArg::Device,
-                    // rocprof v1 --hip-trace JSON: exact ns times beside the µs-truncated ts
-                    "BeginNs" => IntArg::BeginNs,
-                    "EndNs" => IntArg::EndNs,
-                    "wait_on_stream" => IntArg::WaitOnStream,
-                    "wait_on_cuda_event_record_corr_id" => IntArg::WaitOnEventRecordCorrelation,
-                    "Record function id" => IntArg::RecordFunctionId,
+                    key::BYTES => IntArg::Bytes,
+                    key::DEVICE => IntArg::Device,
+                    key::BEGIN_NS => IntArg::BeginNs,
+                    key::END_NS => IntArg::EndNs,
+                    key::WAIT_ON_STREAM => IntArg::WaitOnStream,
+                    key::WAIT_ON_EVENT_RECORD => IntArg::WaitOnEventRecordCorrelation,
+                    key::RECORD_FUNCTION_ID => IntArg::RecordFunctionId,
                     _ => continue,
                 };
                 if let Some(x) = int() {
@@ -150,7 +201,7 @@ mod tests {
 
     fn read(json: &str) -> ArgVals {
         let mut a = ArgVals::new();
-        parse_args(&mut ObjectReader::new(json.as_bytes()).unwrap(), &mut a).unwrap();
+        parse_args(&mut ObjectReader::new(json.as_bytes()).unwrap(), &mut a, &mut Gaps::default()).unwrap();
         a
     }
 

@@ -31,7 +31,7 @@ use crate::model::kind::ALL_KINDS;
 use crate::model::strings::split_timing_suffix;
 use crate::model::time::us_text_to_ns;
 use crate::model::{EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, Strings};
-use crate::read::json::{JVal, ObjectReader};
+use crate::read::json::{Gaps, JVal, ObjectReader};
 use crate::read::scan::ScanSink;
 use args::{parse_args, ArgVals};
 
@@ -82,6 +82,45 @@ pub struct ChromeState {
     pub(super) last_pid: Last<u32>,
     pub(super) last_tid: Last<u32>,
     pub(super) last_cat: Last<(crate::model::StrId, Kind)>,
+    /// The gaps between values that events and their `args` repeat (see [`Gaps`]).
+    pub(super) gaps: KeyGaps,
+}
+
+/// The [`Gaps`] of a file's event objects and of their `args`.
+#[derive(Default)]
+pub(super) struct KeyGaps {
+    event: Gaps,
+    args: Gaps,
+}
+
+/// The codes of the event keys [`ChromeSink::parse`] reads.
+mod key {
+    pub const PH: u8 = 0;
+    pub const NAME: u8 = 1;
+    pub const CAT: u8 = 2;
+    pub const TS: u8 = 3;
+    pub const DUR: u8 = 4;
+    pub const PID: u8 = 5;
+    pub const TID: u8 = 6;
+    pub const ID: u8 = 7;
+    pub const ARGS: u8 = 8;
+    pub const OTHER: u8 = 9;
+
+    /// The code of key `k`.
+    pub fn of(k: &str) -> u8 {
+        match k {
+            "ph" => PH,
+            "name" => NAME,
+            "cat" => CAT,
+            "ts" => TS,
+            "dur" => DUR,
+            "pid" => PID,
+            "tid" => TID,
+            "id" => ID,
+            "args" => ARGS,
+            _ => OTHER,
+        }
+    }
 }
 
 /// A short JSON value (number or string, up to 24 bytes) and what it gave (see
@@ -261,16 +300,16 @@ impl ChromeSink<'_> {
 
     /// Parses one event object at the start of `bytes` into `f` (empty); returns its length.
     /// Pure: no effect on the rank, so a failed attempt on an incomplete buffer can be retried.
-    fn parse<'b>(bytes: &'b [u8], f: &mut Fields<'b>) -> Result<usize, (usize, &'static str)> {
+    fn parse<'b>(bytes: &'b [u8], f: &mut Fields<'b>, gaps: &mut KeyGaps) -> Result<usize, (usize, &'static str)> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
         let ill = |f: &mut Fields<'_>, field: &str, v: &JVal<'_>, want: &str| {
             f.warns.push((WarningKind::IllTypedField, format!("\"{field}\" is {}, expected {want}; ignored", v.type_name())))
         };
-        while let Some(k) = r.next_key().map_err(|e| (e.at, e.expected))? {
+        while let Some(k) = r.next_code(&mut gaps.event, key::of).map_err(|e| (e.at, e.expected))? {
             f.entries += 1;
-            if &*k == "args" {
+            if k == key::ARGS {
                 if let Some(mut sub) = r.nested_object() {
-                    if parse_args(&mut sub, f.argv.insert(ArgVals::new())).is_ok() {
+                    if parse_args(&mut sub, f.argv.insert(ArgVals::new()), &mut gaps.args).is_ok() {
                         f.args = Some(r.skip_nested_read(&sub));
                         continue;
                     }
@@ -279,36 +318,40 @@ impl ChromeSink<'_> {
                 }
             }
             let v = r.next_value().map_err(|e| (e.at, e.expected))?;
-            match &*k {
-                "ph" => match v {
+            match k {
+                key::PH => match v {
                     JVal::Str(s) => f.ph = Some(s),
                     other => ill(f, "ph", &other, "a string"),
                 },
-                "name" => match v {
+                key::NAME => match v {
                     JVal::Str(_) | JVal::Num(_) => f.name = Some(v),
                     other => ill(f, "name", &other, "a string"),
                 },
-                "cat" => match v {
+                key::CAT => match v {
                     JVal::Str(s) => f.cat = Some(s),
                     other => ill(f, "cat", &other, "a string"),
                 },
-                "ts" => f.ts = Some(v),
-                "dur" => f.dur = Some(v),
-                "pid" | "tid" => match v {
+                key::TS => f.ts = Some(v),
+                key::DUR => f.dur = Some(v),
+                key::PID | key::TID => match v {
                     JVal::Str(_) | JVal::Num(_) => {
-                        if &*k == "pid" {
+                        if k == key::PID {
                             f.pid = Some(v)
                         } else {
                             f.tid = Some(v)
                         }
                     }
-                    other => ill(f, &k, &other, "a number or a string"),
+                    other => ill(f, if k == key::PID { "pid" } else { "tid" }, &other, "a number or a string"),
                 },
-                "id" => f.id = Some(v),
-                "args" => match v {
+                key::ID => f.id = Some(v),
+                key::ARGS => match v {
                     JVal::Object(a) => {
                         f.args = Some(a);
-                        let detail = match parse_args(&mut ObjectReader::new(a).map_err(|e| (e.at, e.expected))?, &mut ArgVals::new()) {
+                        let detail = match parse_args(
+                            &mut ObjectReader::new(a).map_err(|e| (e.at, e.expected))?,
+                            &mut ArgVals::new(),
+                            &mut Gaps::default(),
+                        ) {
                             Err(e) => format!("in \"args\": expected {} at +{}", e.expected, e.at),
                             Ok(_) => "in \"args\"".to_string(),
                         };
@@ -373,7 +416,7 @@ impl ScanSink for ChromeSink<'_> {
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
         let mut f = Fields::default();
-        match Self::parse(bytes, &mut f) {
+        match Self::parse(bytes, &mut f, &mut self.st.gaps) {
             Ok(_) => self.commit(&mut f, offset, index),
             Err((at, expected)) => {
                 self.rank.counts.events += 1;
@@ -390,7 +433,7 @@ impl ScanSink for ChromeSink<'_> {
 
     fn event_direct(&mut self, bytes: &[u8], offset: u64, index: u32) -> Option<usize> {
         let mut f = Fields::default();
-        let len = Self::parse(bytes, &mut f).ok()?;
+        let len = Self::parse(bytes, &mut f, &mut self.st.gaps).ok()?;
         self.commit(&mut f, offset, index);
         Some(len)
     }
