@@ -77,10 +77,11 @@ pub struct ChromeState {
     pub hints: FlavorHints,
     /// Cached kind per category id.
     pub(super) kinds: FxHashMap<u32, Kind>,
-    /// The last `pid`, `tid` and `cat` read, with what they gave: consecutive events mostly
-    /// repeat them, and comparing a few bytes costs less than parsing and interning them again.
-    pub(super) last_pid: Last<u32>,
-    pub(super) last_tid: Last<u32>,
+    /// The last `pid`s, `tid`s (two distinct ones each) and `cat` read, with what they gave:
+    /// consecutive events mostly repeat them, and comparing a few bytes costs less than parsing
+    /// and interning them again.
+    pub(super) last_pid: [Last<u32>; 2],
+    pub(super) last_tid: [Last<u32>; 2],
     pub(super) last_cat: Last<(crate::model::StrId, Kind)>,
     /// The gaps between values that events and their `args` repeat (see [`Gaps`]).
     pub(super) gaps: KeyGaps,
@@ -154,17 +155,6 @@ impl<T: Copy> Last<T> {
             self.value = None;
         }
     }
-
-    /// What `v` gives: computed by `make` unless it is the value seen last.
-    #[inline]
-    fn get(&mut self, text: bool, v: &[u8], make: impl FnOnce() -> T) -> T {
-        if let Some(value) = self.peek(text, v) {
-            return value;
-        }
-        let value = make();
-        self.set(text, v, value);
-        value
-    }
 }
 
 /// An `E` event whose `B` was not in the same block (see [`ChromeState::defer_ends`]).
@@ -221,17 +211,28 @@ fn id_value(v: &JVal<'_>, strings: &mut Strings) -> IdValue {
     }
 }
 
-/// The id of a `pid` or `tid` value in `rank.ids` (`last`: the one read before).
-fn id_of(last: &mut Last<u32>, rank: &mut RankTrace, v: Option<&JVal<'_>>) -> u32 {
-    let mut make = || {
+/// The id of a `pid` or `tid` value in `rank.ids` (`last`: the two distinct ones read last,
+/// the latest first: a CPU thread's events and its GPU stream's alternate).
+fn id_of(last: &mut [Last<u32>; 2], rank: &mut RankTrace, v: Option<&JVal<'_>>) -> u32 {
+    let make = |rank: &mut RankTrace| {
         let v = v.map(|v| id_value(v, &mut rank.strings)).unwrap_or(IdValue::Str(Strings::EMPTY));
         rank.ids.intern(v)
     };
-    match v {
-        Some(JVal::Num(t)) => last.get(false, t, make),
-        Some(JVal::Str(s)) => last.get(true, s.as_bytes(), make),
-        _ => make(),
+    let (text, bytes) = match v {
+        Some(JVal::Num(t)) => (false, *t),
+        Some(JVal::Str(s)) => (true, s.as_bytes()),
+        _ => return make(rank),
+    };
+    if let Some(id) = last[0].peek(text, bytes) {
+        return id;
     }
+    last.swap(0, 1);
+    if let Some(id) = last[0].peek(text, bytes) {
+        return id;
+    }
+    let id = make(rank);
+    last[0].set(text, bytes, id);
+    id
 }
 
 /// Numeric flow id: integers as is, `"0x1f"` as hex, other strings hashed.
