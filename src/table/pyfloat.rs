@@ -44,13 +44,13 @@ pub fn push_python_float(out: &mut String, x: f64) {
             } else {
                 4
             };
-            push_number(out, x.is_sign_negative(), n / 1000, &digits[..len]);
+            push_number(out, x.is_sign_negative(), n / 1000, digits, len);
             return;
         }
     } else if a < INTEGRAL_BELOW && a == a.trunc() {
         // an integral value below 2^53 (a timestamp in µs; zero and -0.0 too): its digits are
         // the integer's (the floats there are at most 1 apart, so no shorter digits round-trip)
-        push_number(out, x.is_sign_negative(), a as u64, b".0");
+        push_number(out, x.is_sign_negative(), a as u64, *b".0\0\0", 2);
         return;
     }
     // the shortest round-trip digits, of two equally close the even one, as Python's repr
@@ -72,26 +72,79 @@ pub fn push_python_float(out: &mut String, x: f64) {
 /// 2^53: every integral float below is an integer's exact value, one apart at most.
 const INTEGRAL_BELOW: f64 = 9_007_199_254_740_992.0;
 
-/// Appends `-` (if `negative`), the digits of `whole` (itoa's), then `tail` (at most 4 ASCII
-/// bytes), in one copy from a buffer on the stack.
-fn push_number(out: &mut String, negative: bool, whole: u64, tail: &[u8]) {
-    let mut itoa = itoa::Buffer::new();
-    let digits = itoa.format(whole).as_bytes();
-    let mut buf = [b'-'; 32];
-    let mut len = usize::from(negative);
-    for part in [digits, tail] {
-        buf[len..len + part.len()].copy_from_slice(part);
-        len += part.len();
+/// Appends `-` (if `negative`), the decimal digits of `whole`, then the first `tail_len` bytes
+/// of `tail` (ASCII): laid out in a buffer on the stack, two digits at a time from the right,
+/// and copied into `out` as one fixed-size block (a CSV writes hundreds of thousands of these;
+/// copies of their exact lengths were calls to `memcpy`).
+fn push_number(out: &mut String, negative: bool, mut whole: u64, tail: [u8; 4], tail_len: usize) {
+    // the digits end at END (at most 20 of them), the tail follows; COPY bytes from the first
+    // are copied, of which the number's own are kept
+    const END: usize = 24;
+    const COPY: usize = 32;
+    let mut buf = [0u8; END + COPY];
+    let mut start = END;
+    while whole >= 100 {
+        let pair = (whole % 100) as usize * 2;
+        whole /= 100;
+        start -= 2;
+        buf[start..start + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
     }
-    // SAFETY: only ASCII bytes are in it (a sign, itoa's digits, and `tail`, checked here), and
-    // ASCII is valid UTF-8
+    if whole >= 10 {
+        start -= 2;
+        buf[start..start + 2].copy_from_slice(&DIGIT_PAIRS[whole as usize * 2..whole as usize * 2 + 2]);
+    } else {
+        start -= 1;
+        buf[start] = b'0' + whole as u8;
+    }
+    if negative {
+        start -= 1;
+        buf[start] = b'-';
+    }
+    buf[END..END + 4].copy_from_slice(&tail);
+    let len = END + tail_len.min(4) - start;
     assert!(tail.is_ascii(), "a number's tail is ASCII");
-    out.push_str(unsafe { std::str::from_utf8_unchecked(&buf[..len]) });
+    out.reserve(COPY);
+    // SAFETY: `out` has room for COPY more bytes (reserved above), and `buf[start..start + COPY]`
+    // is inside `buf` (start >= END - 21); the `len` bytes kept are ASCII (a sign, digits and
+    // `tail`, checked above), so `out` stays UTF-8
+    unsafe {
+        let v = out.as_mut_vec();
+        let at = v.len();
+        std::ptr::copy_nonoverlapping(buf.as_ptr().add(start), v.as_mut_ptr().add(at), COPY);
+        v.set_len(at + len);
+    }
 }
+
+/// "00" to "99", each number's two digits.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+    0001020304050607080910111213141516171819\
+    2021222324252627282930313233343536373839\
+    4041424344454647484950515253545556575859\
+    6061626364656667686970717273747576777879\
+    8081828384858687888990919293949596979899";
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_of_every_length_append_their_digits() {
+        let mut wholes = vec![0u64, u64::MAX, u64::MAX - 1];
+        for p in 0..20 {
+            let t = 10u64.pow(p);
+            wholes.extend([t - 1, t, t + 1, t * 9 / 7]);
+        }
+        for &whole in &wholes {
+            for negative in [false, true] {
+                for (tail, tail_len) in [(*b".0\0\0", 2), (*b".125", 4), (*b".5\0\0", 2), (*b".25\0", 3)] {
+                    let mut out = String::from("x,");
+                    push_number(&mut out, negative, whole, tail, tail_len);
+                    let sign = if negative { "-" } else { "" };
+                    assert_eq!(out, format!("x,{sign}{whole}{}", std::str::from_utf8(&tail[..tail_len]).unwrap()));
+                }
+            }
+        }
+    }
 
     #[test]
     fn python_repr() {
