@@ -300,7 +300,8 @@ impl ChromeSink<'_> {
     }
 
     /// Parses one event object at the start of `bytes` into `f` (empty); returns its length.
-    /// Pure: no effect on the rank, so a failed attempt on an incomplete buffer can be retried.
+    /// No effect on the rank (`gaps` learns, but only how keys are read), so a failed attempt on
+    /// an incomplete buffer can be retried.
     fn parse<'b>(bytes: &'b [u8], f: &mut Fields<'b>, gaps: &mut KeyGaps) -> Result<usize, (usize, &'static str)> {
         let mut r = ObjectReader::new(bytes).map_err(|e| (e.at, e.expected))?;
         let ill = |f: &mut Fields<'_>, field: &str, v: &JVal<'_>, want: &str| {
