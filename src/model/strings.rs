@@ -30,8 +30,8 @@ impl Default for Strings {
     }
 }
 
-/// The hash [`Strings`] files a string under.
-fn text_hash(b: &[u8]) -> u64 {
+/// The hash [`Strings`] files a string under (and `read::json`'s gaps their bytes).
+pub(crate) fn text_hash(b: &[u8]) -> u64 {
     use std::hash::Hasher;
     let mut h = rustc_hash::FxHasher::default();
     h.write(b);

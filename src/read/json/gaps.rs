@@ -72,8 +72,7 @@ impl Gaps {
             self.gaps.push(Gap::new(&[], END));
             self.index = vec![NONE; INDEX_SLOTS];
         }
-        let hash = bytes.iter().fold(bytes.len() as u32, |h, &c| (h.rotate_left(5) ^ u32::from(c)).wrapping_mul(0x9E37_79B9));
-        let mut slot = (hash >> 23) as usize % INDEX_SLOTS;
+        let mut slot = crate::model::strings::text_hash(bytes) as usize % INDEX_SLOTS;
         let n = loop {
             match self.index[slot] {
                 NONE if self.gaps.len() < GAPS_MAX => {
