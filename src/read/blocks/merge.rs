@@ -120,6 +120,9 @@ impl Splitter {
             let rows = expected_rows(rank.events.len(), start, content);
             merge(rank, st, file, &result[d.i..], self.elements, rows)?;
             self.elements += elements;
+            if let Some(block) = block {
+                self.recycle(block);
+            }
             if flags & LAST != 0 {
                 // a job that read to the end of the file: the blocks after it were in it
                 self.next_merge = self.next_seq;

@@ -50,9 +50,12 @@ pub(super) struct Splitter {
     target: usize,
     /// Range jobs of a file of this many bytes instead of content blocks.
     ranges: Option<u64>,
-    /// Content not yet in a block, from absolute offset `pending_at`.
+    /// Content not yet in a block, from absolute offset `pending_at`, after room for the head
+    /// of the block it will be ([`wire::BLOCK_HEAD`] bytes).
     pending: Vec<u8>,
     pending_at: u64,
+    /// Buffers of merged blocks, for the next blocks.
+    spares: Vec<Vec<u8>>,
     /// How far `pending` was searched for a cut.
     searched: usize,
     /// Whether the document is an object (decided from its first byte).
