@@ -120,7 +120,10 @@ fn plain_decimal(text: &[u8], pow10: i32) -> Option<i64> {
     if int == 0 || end != t.len() || int + frac as usize > 19 || frac > pow10 {
         return None;
     }
-    let v = i64::try_from(v.checked_mul(10u64.pow((pow10 - frac) as u32))?).ok()?;
+    // 0 <= pow10 - frac <= 9 (checked above): a table, not `pow`'s loop (`info` of the 100 MB
+    // trace: 10 M fewer instructions)
+    const POW10: [u64; 10] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000, 100_000_000, 1_000_000_000];
+    let v = i64::try_from(v.checked_mul(POW10[(pow10 - frac) as usize])?).ok()?;
     Some(if neg { -v } else { v })
 }
 
