@@ -123,6 +123,45 @@ mod tests {
         r
     }
 
+    /// A content block is made in the buffer its bytes were pending in, with the head
+    /// `block_bytes` writes; a block given back after its merge becomes the next pending buffer,
+    /// so the block after next is made in it.
+    #[test]
+    fn blocks_are_cut_where_they_wait_and_merged_ones_come_back() {
+        let mut s = super::Splitter::new(64);
+        let push_events = |s: &mut super::Splitter, from: usize, n: usize| {
+            for i in from..from + n {
+                s.content(format!(r#"{{"ph": "X", "name": "e{i}", "ts": {i}, "dur": 1}}, "#).as_bytes());
+            }
+        };
+        s.content(br#"{"traceEvents": ["#);
+        push_events(&mut s, 0, 12);
+        let blocks = s.take_ready();
+        assert!(blocks.len() >= 3, "{} blocks", blocks.len());
+        let mut base = 0;
+        for (k, b) in blocks.iter().enumerate() {
+            let h = super::wire::header(b).unwrap();
+            assert_eq!((h.seq, h.base), (k as u32, base));
+            assert_eq!(*b, super::wire::block_bytes(h.seq, h.flags, h.base, &[], h.content));
+            // the buffer the bytes waited in: room for a block and the window searched after it
+            assert!(b.capacity() > 64 + (128 << 10), "capacity {}", b.capacity());
+            base += h.content.len() as u64;
+        }
+        let first = blocks[0].as_ptr();
+        s.recycle(blocks.into_iter().next().unwrap());
+        let mut made = Vec::new();
+        for i in 0.. {
+            push_events(&mut s, 100 + i, 1);
+            made.extend(s.take_ready());
+            if made.len() >= 2 {
+                break;
+            }
+        }
+        assert_eq!(made[1].as_ptr(), first);
+        let h = super::wire::header(&made[1]).unwrap();
+        assert!(h.content.starts_with(b", {\"ph\"") && h.content.ends_with(b"}"), "{:?}", String::from_utf8_lossy(h.content));
+    }
+
     #[test]
     fn blocks_are_an_eighth_of_a_share_within_bounds() {
         const MIB: u64 = 1 << 20;
