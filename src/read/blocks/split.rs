@@ -136,7 +136,7 @@ impl Splitter {
             rest.extend_from_slice(&self.pending[BLOCK_HEAD + cut..]);
             let mut b = std::mem::replace(&mut self.pending, rest);
             b.truncate(BLOCK_HEAD + cut);
-            put_block_head(&mut b, self.next_seq, first | obj | extra, self.pending_at);
+            put_block_head(&mut b, self.next_seq, first | obj | extra, self.pending_at, 0);
             b
         } else {
             let b = block_bytes(self.next_seq, first | obj | extra, self.pending_at, end_warnings, &self.pending[BLOCK_HEAD..][..cut]);

@@ -151,25 +151,24 @@ pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
 pub(super) fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], content: &[u8]) -> Vec<u8> {
     let w = if end_warnings.is_empty() { Vec::new() } else { serde_json::to_vec(end_warnings).unwrap_or_default() };
     let mut b = Vec::with_capacity(BLOCK_HEAD + w.len() + content.len());
-    b.extend_from_slice(&seq.to_le_bytes());
-    b.push(flags);
-    b.extend_from_slice(&base.to_le_bytes());
-    put_bytes(&mut b, &w);
+    b.resize(BLOCK_HEAD, 0);
+    put_block_head(&mut b, seq, flags, base, w.len() as u32);
+    b.extend_from_slice(&w);
     b.extend_from_slice(content);
     b
 }
 
-/// The bytes before a content block's content when it carries no warnings: sequence number,
-/// flags, base offset and the warnings' length (0).
+/// The bytes of a content block's head, before its warnings (if any) and content: sequence
+/// number, flags, base offset and the warnings' length.
 pub(super) const BLOCK_HEAD: usize = 4 + 1 + 8 + 4;
 
-/// Writes the head of a content block without warnings into `head` (what [`block_bytes`] writes
-/// before the content), so that a block can be made where its content already is.
-pub(super) fn put_block_head(head: &mut [u8], seq: u32, flags: u8, base: u64) {
+/// Writes a content block's head into the first [`BLOCK_HEAD`] bytes of `head`: by
+/// [`block_bytes`], and where a block is made in the buffer its content already is in.
+pub(super) fn put_block_head(head: &mut [u8], seq: u32, flags: u8, base: u64, warnings_len: u32) {
     head[..4].copy_from_slice(&seq.to_le_bytes());
     head[4] = flags;
     head[5..13].copy_from_slice(&base.to_le_bytes());
-    head[13..BLOCK_HEAD].copy_from_slice(&0u32.to_le_bytes());
+    head[13..BLOCK_HEAD].copy_from_slice(&warnings_len.to_le_bytes());
 }
 
 pub(super) fn result_head(seq: u32, flags: u8, clean: u8, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
