@@ -21,7 +21,10 @@
 //! gives blocks of content that helpers parse with `parse_block(name, block)`. Each result goes
 //! back with `add_partial(result, block)` (any order; no block for a range job), which may make
 //! a new job for `take_block()` (a block to parse again); a job for which `job_to_end(job)` is
-//! true is streamed through a `JobStream` instead (see there). Then `end_file()`.
+//! true is streamed through a `JobStream` instead (see there). Then `end_file()`. The page keeps
+//! the blocks instead (by `block_seq(block)`) and passes no block: after each `add_partial`, it
+//! hands back the one `wanted_block()` names with `add_block(block)` while there is one, and
+//! drops those numbered below `blocks_merged()`.
 //! Diff mode: one worker holds two sessions (control and test) and calls `diff(control, test,
 //! params_json, control_ranks, test_ranks, hta)`; "rank N against the others" passes one session
 //! as both. `diff_options()` lists the Diff form's options.
@@ -123,6 +126,14 @@ pub fn split_block_bytes(content: f64, helpers: u32) -> u32 {
 pub fn job_range(job: &js_sys::Uint8Array) -> Option<Vec<f64>> {
     let head = job.subarray(0, job.length().min(crate::read::RANGE_JOB_BYTES as u32)).to_vec();
     crate::read::job_range(&head).map(|(a, b)| vec![a as f64, b as f64])
+}
+
+/// A content block's number (from `take_block`), to keep it by: its result goes to `add_partial`
+/// without it, and `wanted_block()` says when the merge needs it back. Only its first bytes are
+/// copied into this instance.
+#[wasm_bindgen]
+pub fn block_seq(block: &js_sys::Uint8Array) -> Option<u32> {
+    crate::read::block_seq(&block.subarray(0, block.length().min(4)).to_vec())
 }
 
 /// Parses a range job of the file `name`: `bytes` are the file's from the job's start, to its end
@@ -291,6 +302,27 @@ impl Session {
             Some(r) => r.add_partial(result, block).map_err(err),
             None => Err(err("add_partial called before begin_file_split")),
         }
+    }
+
+    /// Hands back a block that `wanted_block()` names (its result came to `add_partial` without
+    /// it), and merges on.
+    pub fn add_block(&mut self, block: Vec<u8>) -> Result<(), JsValue> {
+        match &mut self.current {
+            Some(r) => r.add_block(block).map_err(err),
+            None => Err(err("add_block called before begin_file_split")),
+        }
+    }
+
+    /// The number of the block whose bytes the merge of the current split file waits for
+    /// (`add_block`), if any.
+    pub fn wanted_block(&self) -> Option<u32> {
+        self.current.as_ref().and_then(FileReader::wanted_block)
+    }
+
+    /// How many blocks of the current split file are merged: the kept blocks numbered below are
+    /// no longer needed.
+    pub fn blocks_merged(&self) -> u32 {
+        self.current.as_ref().map_or(0, FileReader::blocks_merged)
     }
 
     /// Ends the input of the current file (a split file then has its last blocks ready).

@@ -24,9 +24,16 @@ enum Split {
 /// Reads `bytes` as a split reader would in the page: blocks or jobs of about `block` bytes
 /// parsed by [`parse_block`] / [`parse_range`], their results handed back in reverse order
 /// within each batch, some only after the results of one or three later batches (as results
-/// come late in the page), until no job is left (a block parsed again is a new job).
+/// come late in the page), until no job is left (a block parsed again is a new job). Every other
+/// content block is kept here, as the page keeps them, its result handed back without it: the
+/// block goes back only when the reader asks for it (`wanted_block`).
 fn read_split(name: &str, bytes: &[u8], chunk: usize, block: usize, split: Split) -> Result<RankTrace, ReadError> {
     read_split_counted(name, bytes, chunk, block, split).map(|(rank, _)| rank)
+}
+
+thread_local! {
+    /// Kept blocks that this thread's split reads handed back when the reader wanted them.
+    static WANTED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
 /// [`read_split`], also returning how many content bytes were parsed in all: by the workers
@@ -44,6 +51,23 @@ fn read_split_counted(name: &str, bytes: &[u8], chunk: usize, block: usize, spli
     // results held back: (the round after which they come, result, block)
     let mut held: Vec<(u32, Vec<u8>, Option<Vec<u8>>)> = Vec::new();
     let mut round = 0u32;
+    let mut kept = std::collections::BTreeMap::new();
+    let mut add = |r: &mut FileReader, result: Vec<u8>, block: Option<Vec<u8>>| -> Result<(), ReadError> {
+        let seq = block.as_deref().and_then(kinetoscope::read::block_seq);
+        match (block, seq) {
+            (Some(b), Some(seq)) if seq % 2 == 1 => {
+                kept.insert(seq, b);
+                r.add_partial(result, None)?;
+            }
+            (block, _) => r.add_partial(result, block)?,
+        }
+        while let Some(w) = r.wanted_block() {
+            r.add_block(kept.remove(&w).expect("a wanted block was kept"))?;
+            WANTED.with(|c| c.set(c.get() + 1));
+        }
+        kept.retain(|&seq, _| seq >= r.blocks_merged());
+        Ok(())
+    };
     let mut run = |r: &mut FileReader| -> Result<(), ReadError> {
         loop {
             let jobs = r.take_blocks();
@@ -68,11 +92,11 @@ fn read_split_counted(name: &str, bytes: &[u8], chunk: usize, block: usize, spli
                 match k % 5 {
                     3 => held.push((round + 1, result, block)),
                     4 => held.push((round + 3, result, block)),
-                    _ => r.add_partial(result, block)?,
+                    _ => add(r, result, block)?,
                 }
             }
             for (_, result, block) in late {
-                r.add_partial(result, block)?;
+                add(r, result, block)?;
             }
         }
     };
@@ -313,6 +337,7 @@ fn stretches_without_cuts_go_out_in_bounded_blocks() {
 #[test]
 fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
     let mut next = util::xorshift(0x2545_f491_4f6c_dd1du64);
+    let wanted_before = WANTED.with(|c| c.get());
     for doc_no in 0..40 {
         let objects = |n: u64, k: u64| {
             (0..n).map(|i| format!(r#"{{"id": {i}, "v": [{{"a": {k}}},{{"b": "x}},{{y"}}]}}"#)).collect::<Vec<_>>().join(",")
@@ -347,6 +372,73 @@ fn generated_documents_with_misleading_cuts_read_in_blocks_as_in_one_pass() {
                 (Ok(a), Ok(b)) => assert_identical(&what, a, &b),
                 (Err(a), Err(b)) => assert_eq!(a, &b, "{what}: error"),
                 (a, b) => panic!("{what}: one-pass {:?} but split {:?}", a.as_ref().err(), b.err()),
+            }
+        }
+    }
+    // blocks whose cut was a bad guess were kept, and handed back when the reader wanted them
+    assert!(WANTED.with(|c| c.get()) > wanted_before, "no kept block was wanted back");
+}
+
+/// `data` as gzip members cut at the offsets `cuts` (from 0 to its length; one member between
+/// each two), and where each member's trailer is.
+fn gzip_members(data: &[u8], cuts: &[usize]) -> (Vec<u8>, Vec<usize>) {
+    let (mut out, mut trailers) = (Vec::new(), Vec::new());
+    for w in cuts.windows(2) {
+        let part = &data[w[0]..w[1]];
+        out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+        out.extend(miniz_oxide::deflate::compress_to_vec(part, 6));
+        trailers.push(out.len());
+        let mut h = crc32fast::Hasher::new();
+        h.update(part);
+        out.extend_from_slice(&h.finalize().to_le_bytes());
+        out.extend_from_slice(&(part.len() as u32).to_le_bytes());
+    }
+    (out, trailers)
+}
+
+/// A gzip file's members are checked from the CRC-32s of the blocks when it is read in blocks
+/// (`read::blocks::crc`): members that end inside a block, at its start, at its end, an empty
+/// one; every block and chunk size gives the one-pass read, and a member's wrong CRC-32 or
+/// length the one-pass read's error.
+#[test]
+fn gzip_members_read_in_blocks_are_checked_as_in_one_pass() {
+    let mut doc = Vec::new();
+    for name in ["links.json", "phases.json", "rocm.json"] {
+        doc = util::bytes(&util::testdata(&format!("kineto/{name}")));
+        if doc.len() > 1400 {
+            break;
+        }
+    }
+    let n = doc.len();
+    for cuts in [vec![0, n], vec![0, n / 3, n / 3, 2 * n / 3 + 5, n], vec![0, 1, 2, n - 1, n]] {
+        let (gz, trailers) = gzip_members(&doc, &cuts);
+        let whole = read_bytes("t.json.gz", &gz, 1 << 20).expect("reads");
+        assert_eq!(whole.meta.gzip_members, trailers.len() as u32);
+        for block in [1, 7, 64, 300, 1 << 20] {
+            for chunk in [1, 13, 4096, 1 << 20] {
+                let wanted_before = WANTED.with(|c| c.get());
+                let split = read_split("t.json.gz", &gz, chunk, block, Split::Content).expect("split read");
+                if block == 300 && cuts[1] == n / 3 && chunk <= 13 {
+                    // a member that ends inside a kept block: its bytes are wanted for the CRC-32
+                    // (a chunk that holds the whole file is inflated, and its members checked, by
+                    // the inflater before the reader knows it reads JSON in blocks)
+                    assert!(WANTED.with(|c| c.get()) > wanted_before, "members {cuts:?}, chunk {chunk}: no block wanted");
+                }
+                assert_identical(&format!("members {cuts:?}, {block}-byte blocks, {chunk}-byte chunks"), &whole, &split);
+            }
+        }
+        for (k, &t) in trailers.iter().enumerate() {
+            for field in [0, 4] {
+                let mut bad = gz.clone();
+                bad[t + field] ^= 1;
+                let want = read_bytes("t.json.gz", &bad, 1 << 20).expect_err("a wrong trailer");
+                assert_eq!(want.offset, t as u64);
+                for block in [1, 64, 1 << 20] {
+                    for chunk in [5, 1 << 20] {
+                        let got = read_split("t.json.gz", &bad, chunk, block, Split::Content).expect_err("a wrong trailer");
+                        assert_eq!(got, want, "member {k} of {cuts:?}, field {field}, {block}-byte blocks, {chunk}-byte chunks");
+                    }
+                }
             }
         }
     }

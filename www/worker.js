@@ -256,6 +256,9 @@ async function readSplit(s, at, file, pool, blockBytes, progress) {
   // (allocating and zeroing a fresh one per block cost the reading worker half a second per GB); a range job is a few
   // bytes, in one of its own
   const spare = [], none = new Uint8Array(0);
+  // blocks back from the helpers, by number, until merged: a result goes to Rust without its block (copying each
+  // back into this worker's memory cost ~0.3 s per GB); the merge asks for the few it must parse again
+  const kept = new Map();
   const takeBlock = () => {
     if (s.reads_ranges()) return s.take_block();
     let into = spare.pop() ?? none;
@@ -275,8 +278,19 @@ async function readSplit(s, at, file, pool, blockBytes, progress) {
       (range ? pool.parseRange(file, b, range) : pool.parse(file.name, b))
         .then(({ partial, block }) => {
           if (failed) return;
-          s.add_partial(partial, block);
-          if (block) spare.push(new Uint8Array(block.buffer));
+          if (block) kept.set(wasm.block_seq(block), block);
+          s.add_partial(partial, undefined);
+          for (let w; (w = s.wanted_block()) !== undefined; ) {
+            if (!kept.has(w)) throw new Error(`block ${w} wanted back but not kept`);
+            s.add_block(kept.get(w));
+          }
+          const merged = s.blocks_merged();
+          for (const [seq, b] of kept) {
+            if (seq < merged) {
+              kept.delete(seq);
+              spare.push(new Uint8Array(b.buffer));
+            }
+          }
           if (range) progress(Math.min(file.size, parsed += range[1] - range[0]));
           handOut();
         })

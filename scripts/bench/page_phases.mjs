@@ -97,10 +97,21 @@ function readOnce(w, name, bytes) {
       if (partial) return [partial, undefined];
     }
   };
+  // as the page does: blocks kept here, handed back only when the merge wants one (a build without wanted_block:
+  // every block handed back with its result)
+  const kept = new Map();
+  const merge = (partial, block) => {
+    if (!s.wanted_block) return s.add_partial(partial, block);
+    if (block) kept.set(w.block_seq(block), block);
+    s.add_partial(partial, undefined);
+    for (let k; (k = s.wanted_block()) !== undefined; ) s.add_block(kept.get(k));
+    const merged = s.blocks_merged();
+    for (const seq of kept.keys()) if (seq < merged) kept.delete(seq);
+  };
   const drain = () => {
     while (queue.length) {
       const [partial, block] = timed('parse', () => parse(queue.shift()));
-      timed('merge', () => s.add_partial(partial, block));
+      timed('merge', () => merge(partial, block));
       take();
     }
   };

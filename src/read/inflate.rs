@@ -45,6 +45,19 @@ pub fn content_at_least(size: u64, head: &[u8], tail: &[u8]) -> (u64, bool) {
     }
 }
 
+/// The end of a gzip member whose CRC-32 its reader checks itself ([`GzipInflater::defer_crc`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MemberEnd {
+    /// Where its content ends, as an offset in the content of all members.
+    pub end: u64,
+    /// The trailer's CRC-32 of the content.
+    pub crc: u32,
+    /// The trailer's length of the content (modulo 2^32).
+    pub isize: u32,
+    /// The trailer's offset in the file.
+    pub at: u64,
+}
+
 /// A streaming gzip decoder.
 pub struct GzipInflater {
     state: Inflate,
@@ -55,6 +68,13 @@ pub struct GzipInflater {
     /// CRC-32 of the member's data so far.
     crc: u32,
     member_len: u64,
+    /// Bytes inflated so far, of all members.
+    out_total: u64,
+    /// Where the current member's content starts (or the next one's, between members).
+    member_start: u64,
+    /// The CRC-32s are the caller's to check: the ends of members are kept in `ends` instead.
+    deferred: bool,
+    ends: Vec<MemberEnd>,
     /// Compressed bytes consumed so far.
     consumed: u64,
     /// Members completed.
@@ -73,6 +93,10 @@ impl Default for GzipInflater {
             out: vec![0; OUT_CHUNK],
             crc: 0,
             member_len: 0,
+            out_total: 0,
+            member_start: 0,
+            deferred: false,
+            ends: Vec::new(),
             consumed: 0,
             members: 0,
             trailing_garbage_at: None,
@@ -117,6 +141,25 @@ impl GzipInflater {
     /// Compressed bytes consumed so far.
     pub fn consumed(&self) -> u64 {
         self.consumed
+    }
+
+    /// From now on the caller checks each member's CRC-32 and length (a split reader, from the
+    /// CRC-32 of each block that whoever parses it computes): the CRC-32 is no longer computed
+    /// here, and each member's end waits in [`GzipInflater::take_ends`]. Returns where the current
+    /// member's content starts (or the next one's): the members before it were checked here.
+    pub fn defer_crc(&mut self) -> u64 {
+        self.deferred = true;
+        self.member_start
+    }
+
+    /// Whether the caller checks the CRC-32s ([`GzipInflater::defer_crc`]).
+    pub fn crc_deferred(&self) -> bool {
+        self.deferred
+    }
+
+    /// The ends of the members since the last call, when the caller checks the CRC-32s.
+    pub fn take_ends(&mut self) -> Vec<MemberEnd> {
+        std::mem::take(&mut self.ends)
     }
 
     /// Feeds compressed bytes; decompressed bytes go to `sink`.
@@ -200,13 +243,13 @@ impl GzipInflater {
                         let crc = u32::from_le_bytes([self.pending[0], self.pending[1], self.pending[2], self.pending[3]]);
                         let isize = u32::from_le_bytes([self.pending[4], self.pending[5], self.pending[6], self.pending[7]]);
                         let got = std::mem::take(&mut self.crc);
-                        if got != crc || isize != self.member_len as u32 {
-                            return Err(ReadError::new(
-                                self.consumed - 8,
-                                "a gzip trailer matching the data (CRC-32 and length)",
-                                format!("CRC {crc:08x}/length {isize}, data has CRC {got:08x}/length {}", self.member_len as u32),
-                            ));
+                        let at = self.consumed - 8;
+                        if self.deferred {
+                            self.ends.push(MemberEnd { end: self.out_total, crc, isize, at });
+                        } else if got != crc || isize != self.member_len as u32 {
+                            return Err(trailer_mismatch(at, crc, isize, got, self.member_len));
                         }
+                        self.member_start = self.out_total;
                         self.pending.clear();
                         self.members += 1;
                         self.stage = Stage::Between;
@@ -238,8 +281,11 @@ impl GzipInflater {
             return Ok(());
         }
         let data = &self.out[..wrote];
-        self.crc = zlib_rs::crc32::crc32(self.crc, data);
+        if !self.deferred {
+            self.crc = zlib_rs::crc32::crc32(self.crc, data);
+        }
         self.member_len += wrote as u64;
+        self.out_total += wrote as u64;
         sink(data)
     }
 
@@ -261,6 +307,16 @@ impl GzipInflater {
             _ => Ok(false),
         }
     }
+}
+
+/// The error of a gzip trailer (at file offset `at`) that does not match its member's data: the
+/// trailer's CRC-32 and length, the data's.
+pub fn trailer_mismatch(at: u64, crc: u32, isize: u32, got: u32, len: u64) -> ReadError {
+    ReadError::new(
+        at,
+        "a gzip trailer matching the data (CRC-32 and length)",
+        format!("CRC {crc:08x}/length {isize}, data has CRC {got:08x}/length {}", len as u32),
+    )
 }
 
 #[cfg(test)]

@@ -43,7 +43,8 @@ use inflate::GzipInflater;
 use scan::Scanner;
 
 pub use blocks::{
-    block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK, MIN_BLOCK, RANGE_JOB_BYTES,
+    block_seq, block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK, MIN_BLOCK,
+    RANGE_JOB_BYTES,
 };
 pub use rank::assemble;
 
@@ -70,6 +71,8 @@ pub struct FileReader {
     gz: Option<GzipInflater>,
     /// Whether the gzip magic was checked; until then at most one byte waits in `raw_head`.
     gz_decided: bool,
+    /// The file is gzip (`gz` is out of its place while it inflates).
+    gzip: bool,
     raw_head: Vec<u8>,
     stage: Stage,
     rank: RankTrace,
@@ -157,6 +160,7 @@ impl FileReader {
             consumed: 0,
             gz: None,
             gz_decided: false,
+            gzip: false,
             raw_head: Vec::new(),
             stage: Stage::Sniff(Vec::new()),
             rank,
@@ -248,6 +252,35 @@ impl FileReader {
         splitter.arrived(&mut self.rank, state, &self.name, result, block, content).map_err(|e| e.in_file(&self.name))
     }
 
+    /// A content block whose result came to [`FileReader::add_partial`] without it, and whose
+    /// bytes the merge now needs ([`FileReader::wanted_block`]): the caller may keep the blocks
+    /// and hand back only these (rare: a cut that was a bad guess, a gzip member that ends
+    /// inside the block), instead of copying every block back.
+    pub fn add_block(&mut self, block: Vec<u8>) -> Result<(), ReadError> {
+        let content = self.content_estimate();
+        let Stage::JsonSplit(js) = &mut self.stage else {
+            return Err(ReadError::new(0, "a file read in blocks", "a block").in_file(&self.name));
+        };
+        let (splitter, state) = &mut **js;
+        splitter.block_back(&mut self.rank, state, &self.name, block, content).map_err(|e| e.in_file(&self.name))
+    }
+
+    /// The block (by number) whose bytes the merge waits for, if any (see [`FileReader::add_block`]).
+    pub fn wanted_block(&self) -> Option<u32> {
+        match &self.stage {
+            Stage::JsonSplit(js) => js.0.wanted(),
+            _ => None,
+        }
+    }
+
+    /// Blocks (or range jobs) merged so far, in order: a kept block numbered below is no longer needed.
+    pub fn blocks_merged(&self) -> u32 {
+        match &self.stage {
+            Stage::JsonSplit(js) => js.0.merged(),
+            _ => 0,
+        }
+    }
+
     /// How many bytes the content is expected to have: the file's size, or for a gzip file the
     /// size it inflates to at the ratio seen so far; 0 when not known.
     fn content_estimate(&self) -> u64 {
@@ -287,6 +320,7 @@ impl FileReader {
             let magic: Vec<u8> = self.raw_head.iter().chain(chunk).take(2).copied().collect();
             if inflate::is_gzip(&magic) {
                 self.gz = Some(GzipInflater::default());
+                self.gzip = true;
                 // the content's offsets are not the file's: blocks of content instead of ranges
                 self.ranges = false;
             }
@@ -322,6 +356,18 @@ impl FileReader {
             }
             self.content(d)
         });
+        if r.is_ok() {
+            if let Stage::JsonSplit(js) = &mut self.stage {
+                // the blocks' parsers compute the CRC-32s, this side combines them
+                if js.0.checks_crc() && !gz.crc_deferred() {
+                    let start = gz.defer_crc();
+                    js.0.member_boundary(start, None)?;
+                }
+                for end in gz.take_ends() {
+                    js.0.member_boundary(end.end, Some(end))?;
+                }
+            }
+        }
         self.gz = Some(gz);
         r
     }
@@ -339,10 +385,13 @@ impl FileReader {
         self.stage = match kind {
             Content::Json => match self.split {
                 Some(target) => {
-                    let splitter = match self.rank.input_bytes {
+                    let mut splitter = match self.rank.input_bytes {
                         size if self.ranges && size > 0 => blocks::Splitter::new_ranges(target, size),
                         _ => blocks::Splitter::new(target),
                     };
+                    if self.gzip {
+                        splitter.check_crc();
+                    }
                     Stage::JsonSplit(Box::new((splitter, Default::default())))
                 }
                 None => Stage::Json(Box::default()),
@@ -447,6 +496,9 @@ impl FileReader {
         let outstanding = self.blocks_outstanding();
         if outstanding > 0 {
             return Err(ReadError::new(self.consumed, "the results of every block of the file", format!("{outstanding} missing")));
+        }
+        if matches!(&self.stage, Stage::JsonSplit(js) if !js.0.crc_done()) {
+            return Err(ReadError::new(self.consumed, "every gzip member's CRC-32 checked", "a member that ends past the blocks merged"));
         }
         let chrome = match &mut self.stage {
             Stage::Json(js) => Some((&mut js.1, js.0.shape())),

@@ -5,7 +5,8 @@ use std::fmt;
 
 use super::parse::BlockParse;
 use super::wire::{
-    extend_coded, extend_ids, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO, SHAPES,
+    extend_coded, extend_ids, header, range_job, Dec, Le, WireError, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, REDO,
+    RESULT_CRC_AT, SHAPES,
 };
 use super::{Redo, Splitter};
 use crate::error::{ReadError, Warning, WarningKind};
@@ -27,12 +28,39 @@ impl Splitter {
         block: Option<Vec<u8>>,
         content: u64,
     ) -> Result<(), ReadError> {
-        self.arrived_inner(rank, st, file, result, block, content).map_err(|e| match e {
+        self.arrived_inner(rank, st, file, result, block, content).map_err(|e| self.fail(e))
+    }
+
+    fn fail(&self, e: Fail) -> ReadError {
+        match e {
             Fail::Read(e) => e,
             Fail::Damaged(why) => {
                 ReadError::new(self.pending_at, "the result of parsing a block of this file", format!("a damaged one ({why})"))
             }
-        })
+        }
+    }
+
+    /// Whether merging the next result (a content block's) needs its block's bytes: to parse
+    /// them again (its cut, or an earlier one, was a bad guess) or for a gzip member that ends
+    /// inside it.
+    fn needs_block(&self, result: &[u8]) -> Result<bool, Fail> {
+        if self.ranges.is_some() {
+            return Ok(false);
+        }
+        let clean = Dec { b: result, i: 5 }.u8()?;
+        Ok(clean != CLEAN || matches!(self.redo, Some(Redo::Live(_))) || self.crc.as_ref().is_some_and(|c| c.next_needs_content()))
+    }
+
+    /// The block whose bytes the merge waits for: its result came without it (the caller kept
+    /// it) and it must be parsed again, or a gzip member ends inside it; hand it back with
+    /// [`Splitter::block_back`].
+    pub(in crate::read) fn wanted(&self) -> Option<u32> {
+        self.wanted
+    }
+
+    /// Blocks merged so far: the caller may drop the blocks it kept of those.
+    pub(in crate::read) fn merged(&self) -> u32 {
+        self.next_merge
     }
 
     fn arrived_inner(
@@ -53,7 +81,54 @@ impl Splitter {
             return Err(Fail::Damaged(Damage::Unexpected(seq)));
         }
         self.waiting.insert(seq, (result, block));
+        self.merge_waiting(rank, st, file, content)
+    }
+
+    /// Takes back a content block whose result came without it and that the merge wants
+    /// ([`Splitter::wanted`]), and merges on.
+    pub(in crate::read) fn block_back(
+        &mut self,
+        rank: &mut RankTrace,
+        st: &mut ChromeState,
+        file: &str,
+        block: Vec<u8>,
+        content: u64,
+    ) -> Result<(), ReadError> {
+        let r = match header(&block) {
+            Ok(h) => match self.waiting.get_mut(&h.seq) {
+                Some(w) if w.1.is_none() && self.wanted == Some(h.seq) => {
+                    w.1 = Some(block);
+                    self.wanted = None;
+                    self.merge_waiting(rank, st, file, content)
+                }
+                _ => Err(Fail::Damaged(Damage::Unexpected(h.seq))),
+            },
+            Err(e) => Err(e.into()),
+        };
+        r.map_err(|e| self.fail(e))
+    }
+
+    /// Merges the waiting results in turn, as far as they go; stops at a content block's result
+    /// that came without its block where the merge needs the block's bytes (the page keeps the
+    /// blocks, which copying back into the reading worker's memory cost it ~0.3 s per GB), and
+    /// says which ([`Splitter::wanted`]).
+    fn merge_waiting(&mut self, rank: &mut RankTrace, st: &mut ChromeState, file: &str, content: u64) -> Result<(), Fail> {
         while let Some((result, block)) = self.waiting.remove(&self.next_merge) {
+            if block.is_none() && self.needs_block(&result)? {
+                self.waiting.insert(self.next_merge, (result, None));
+                self.wanted = Some(self.next_merge);
+                return Ok(());
+            }
+            if let Some(c) = &mut self.crc {
+                let crc = Dec { b: &result, i: RESULT_CRC_AT }.u32()?;
+                let content = match &block {
+                    Some(b) => Some(header(b)?.content),
+                    None => None,
+                };
+                if !c.merged(crc, content).map_err(Fail::Read)? {
+                    return Err(Fail::Damaged(Damage::WithoutBlock));
+                }
+            }
             let (result, block) = match self.redo.take() {
                 None => (result, block),
                 Some(Redo::Live(mut live)) => {
@@ -92,6 +167,7 @@ impl Splitter {
             let flags = d.u8()?;
             let clean = d.u8()?;
             let start = d.u64()?;
+            let _crc = d.u32()?;
             if clean != CLEAN {
                 self.redo = Some(match block {
                     Some(b) => {

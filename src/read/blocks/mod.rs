@@ -32,6 +32,7 @@
 //! Files: [`split`] (cutting), [`parse`] (a helper's parse of a block or job), [`merge`]
 //! (merging the results in file order), [`wire`] (the encodings of blocks, jobs and results).
 
+mod crc;
 mod merge;
 mod parse;
 mod split;
@@ -42,7 +43,7 @@ use std::collections::BTreeMap;
 use super::scan::Shape;
 
 pub use parse::{job_to_end, parse_block, parse_range, BlockError, BlockParse};
-pub use wire::{job_range, WireError, RANGE_JOB_BYTES};
+pub use wire::{block_seq, job_range, WireError, RANGE_JOB_BYTES};
 
 /// The reading side of a split file: cuts the content into blocks (or the file into range
 /// jobs; [`split`]), then merges their results ([`merge`]).
@@ -78,6 +79,10 @@ pub(super) struct Splitter {
     pub(super) shape: Option<Shape>,
     /// The last block was handed out.
     ended: bool,
+    /// A gzip file's CRC-32s, checked here from the blocks' ([`crc`]).
+    crc: Option<Box<crc::CrcCheck>>,
+    /// The block whose result came without it and whose bytes the merge waits for.
+    wanted: Option<u32>,
 }
 
 /// The smallest block the page cuts a file into ([`block_size`]): below it, each block's fixed

@@ -7,7 +7,7 @@ use std::num::TryFromIntError;
 use super::split::find_cut;
 use super::wire::WireError;
 use super::wire::{
-    encode_partial, header, put_bytes, result_head, Header, CLEAN, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, RANGE, SHAPES, UNCLEAN,
+    encode_partial, header, put_bytes, result_head, Header, CLEAN, CRC, EXACT, FIRST, IN_OBJECT, LAST, PAST_EVENTS, RANGE, SHAPES, UNCLEAN,
 };
 use crate::error::WarningKind;
 use crate::model::{RankTrace, TraceMeta};
@@ -108,7 +108,7 @@ pub fn parse_range(file: &str, job: &[u8], bytes: &[u8], at_eof: bool) -> Result
 
 /// The result of a block with no content of its own.
 fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
-    let mut out = result_head(seq, flags, CLEAN, start, None);
+    let mut out = result_head(seq, flags, CLEAN, start, 0, None);
     out.extend_from_slice(&0u32.to_le_bytes());
     out.push(0);
     put_bytes(&mut out, &serde_json::to_vec(&TraceMeta::default()).unwrap_or_default());
@@ -120,6 +120,9 @@ fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
 /// runs to the end of the file.
 fn parse_content(file: &str, h: &Header, base: u64, content: &[u8], last: bool) -> Vec<u8> {
     let mut p = BlockParse::new(h.seq, h.flags, base, content.len());
+    if h.flags & CRC != 0 {
+        p.crc = zlib_rs::crc32::crc32(0, content);
+    }
     p.push(file, content);
     p.result(file, last, &h.end_warnings)
 }
@@ -134,6 +137,8 @@ pub struct BlockParse {
     st: ChromeState,
     scanner: Scanner,
     error: Option<(u64, String, String)>,
+    /// The content's CRC-32, for a block that wants it ([`CRC`]).
+    crc: u32,
 }
 
 impl BlockParse {
@@ -141,7 +146,7 @@ impl BlockParse {
         let mut rank = RankTrace::default();
         rank.events.reserve(crate::read::rows_for(size_hint as u64));
         let scanner = if flags & FIRST != 0 { Scanner::default() } else { Scanner::after_element(base, flags & IN_OBJECT != 0) };
-        BlockParse { seq, flags, base, rank, st: ChromeState { defer_ends: true, ..ChromeState::default() }, scanner, error: None }
+        BlockParse { seq, flags, base, rank, st: ChromeState { defer_ends: true, ..ChromeState::default() }, scanner, error: None, crc: 0 }
     }
 
     /// A range job that reads from its exact start to the end of the file ([`job_to_end`]),
@@ -194,7 +199,7 @@ impl BlockParse {
         } else {
             UNCLEAN
         };
-        let mut out = result_head(self.seq, self.flags, clean, self.base, self.error.as_ref());
+        let mut out = result_head(self.seq, self.flags, clean, self.base, self.crc, self.error.as_ref());
         out.extend_from_slice(&self.scanner.elements().to_le_bytes());
         out.push(SHAPES.iter().position(|&x| x == self.scanner.shape()).unwrap_or(0) as u8);
         put_bytes(&mut out, &serde_json::to_vec(&self.rank.meta).unwrap_or_default());

@@ -4,7 +4,7 @@
 
 use std::collections::BTreeMap;
 
-use super::wire::{block_bytes, put_block_head, range_job, BLOCK_HEAD, FIRST, IN_OBJECT, LAST};
+use super::wire::{block_bytes, put_block_head, range_job, BLOCK_HEAD, CRC, FIRST, IN_OBJECT, LAST};
 use super::Splitter;
 use crate::error::WarningKind;
 
@@ -35,7 +35,39 @@ impl Splitter {
             elements: 0,
             shape: None,
             ended: false,
+            crc: None,
+            wanted: None,
         }
+    }
+
+    /// The content is a gzip file's: its blocks' parsers compute their CRC-32s, from which the
+    /// members' are checked here once the inflater hands them over ([`Splitter::member_boundary`]).
+    pub(in crate::read) fn check_crc(&mut self) {
+        self.crc = Some(Box::default());
+    }
+
+    /// Whether the members' CRC-32s are checked here ([`Splitter::check_crc`]).
+    pub(in crate::read) fn checks_crc(&self) -> bool {
+        self.crc.is_some()
+    }
+
+    /// A gzip member boundary at content offset `at` (no content after it has come yet), with
+    /// the member that ends there (`None`: the start of the member the inflater was reading
+    /// when it handed its CRC-32s over).
+    pub(in crate::read) fn member_boundary(
+        &mut self,
+        at: u64,
+        end: Option<crate::read::inflate::MemberEnd>,
+    ) -> Result<(), crate::error::ReadError> {
+        match &mut self.crc {
+            Some(c) => c.boundary(at, end),
+            None => Ok(()),
+        }
+    }
+
+    /// Whether every member's CRC-32 handed over was checked (all blocks merged).
+    pub(in crate::read) fn crc_done(&self) -> bool {
+        self.crc.as_ref().is_none_or(|c| c.done())
     }
 
     /// Range jobs of about `target` bytes over an uncompressed file of `size` bytes.
@@ -129,6 +161,13 @@ impl Splitter {
     fn close(&mut self, cut: usize, extra: u8, end_warnings: &[(WarningKind, u64, String)]) {
         let first = if self.next_seq == 0 { FIRST } else { 0 };
         let obj = if self.in_object == Some(true) { IN_OBJECT } else { 0 };
+        let extra = match &mut self.crc {
+            Some(c) => {
+                c.cut(self.pending_at, cut as u64);
+                extra | CRC
+            }
+            None => extra,
+        };
         let b = if end_warnings.is_empty() {
             let mut rest = self.spares.pop().unwrap_or_default();
             rest.clear();

@@ -4,13 +4,14 @@
 //! [`crate::read::partial`], whose format is versioned.)
 //!
 //! All little-endian:
-//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object), base offset u64,
+//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object, 64 its CRC-32 wanted), base offset u64,
 //!   warnings (JSON, only on the last block: found at the end of the input before the scanner's
 //!   end), content`;
 //! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start, 32 parses again),
 //!   start u64, end u64`;
 //! * result: `seq u32, flags u8 (the job's), clean u8 (0 no, 1 yes, 2 no and past the event
-//!   array), start u64 (of the content parsed), error
+//!   array), start u64 (of the content parsed), crc u32 (of a content block's content, if
+//!   wanted; else 0), error
 //!   (JSON, empty if none), elements u32, shape u8, meta (JSON)`, then the partial rank
 //!   ([`encode_partial`]; decoded by the merge, straight into the file's rank).
 
@@ -93,6 +94,9 @@ pub(super) const EXACT: u8 = 16;
 /// A range job that parses again what a block whose end was a bad guess left: its result takes
 /// the place of the next block's own.
 pub(super) const REDO: u8 = 32;
+/// A content block whose content's CRC-32 goes in its result: the reading side checks a gzip
+/// file's members from them ([`super::crc`]).
+pub(super) const CRC: u8 = 64;
 
 /// A result's `clean` byte: the block ended right after an element of the event array (or had
 /// an error, or ended the file); ended elsewhere inside it; ended after the event array had
@@ -148,6 +152,11 @@ pub fn job_range(job: &[u8]) -> Option<(u64, u64)> {
     header(job).ok().filter(|h| h.flags & RANGE != 0).map(|h| (h.base, h.end))
 }
 
+/// A content block's number (`None`: too short to hold one); only its first 4 bytes are read.
+pub fn block_seq(block: &[u8]) -> Option<u32> {
+    block.get(..4).map(u32::read_le)
+}
+
 pub(super) fn block_bytes(seq: u32, flags: u8, base: u64, end_warnings: &[(WarningKind, u64, String)], content: &[u8]) -> Vec<u8> {
     let w = if end_warnings.is_empty() { Vec::new() } else { serde_json::to_vec(end_warnings).unwrap_or_default() };
     let mut b = Vec::with_capacity(BLOCK_HEAD + w.len() + content.len());
@@ -171,11 +180,15 @@ pub(super) fn put_block_head(head: &mut [u8], seq: u32, flags: u8, base: u64, wa
     head[13..BLOCK_HEAD].copy_from_slice(&warnings_len.to_le_bytes());
 }
 
-pub(super) fn result_head(seq: u32, flags: u8, clean: u8, start: u64, error: Option<&(u64, String, String)>) -> Vec<u8> {
+/// Where a result's CRC-32 is: after its sequence number, flags, clean byte and start.
+pub(super) const RESULT_CRC_AT: usize = 4 + 1 + 1 + 8;
+
+pub(super) fn result_head(seq: u32, flags: u8, clean: u8, start: u64, crc: u32, error: Option<&(u64, String, String)>) -> Vec<u8> {
     let mut out = seq.to_le_bytes().to_vec();
     out.push(flags);
     out.push(clean);
     out.extend_from_slice(&start.to_le_bytes());
+    out.extend_from_slice(&crc.to_le_bytes());
     put_bytes(&mut out, &error.map(|e| serde_json::to_vec(e).unwrap_or_default()).unwrap_or_default());
     out
 }
