@@ -356,20 +356,24 @@ impl FileReader {
             }
             self.content(d)
         });
-        if r.is_ok() {
-            if let Stage::JsonSplit(js) = &mut self.stage {
-                // the blocks' parsers compute the CRC-32s, this side combines them
-                if js.0.checks_crc() && !gz.crc_deferred() {
-                    let start = gz.defer_crc();
-                    js.0.member_boundary(start, None)?;
-                }
-                for end in gz.take_ends() {
-                    js.0.member_boundary(end.end, Some(end))?;
-                }
-            }
-        }
+        let r = r.and_then(|()| self.crc_to_blocks(&mut gz));
         self.gz = Some(gz);
         r
+    }
+
+    /// A split reader of a gzip file checks its members' CRC-32s from the blocks' (computed by
+    /// their parsers): once it reads JSON in blocks, the inflater hands over the member it is in
+    /// and, from then on, each member's end.
+    fn crc_to_blocks(&mut self, gz: &mut GzipInflater) -> Result<(), ReadError> {
+        let Stage::JsonSplit(js) = &mut self.stage else { return Ok(()) };
+        if js.0.checks_crc() && !gz.crc_deferred() {
+            let start = gz.defer_crc();
+            js.0.member_boundary(start, None)?;
+        }
+        for end in gz.take_ends() {
+            js.0.member_boundary(end.end, Some(end))?;
+        }
+        Ok(())
     }
 
     /// Runs content detection on the bytes waiting in `Stage::Sniff`; once it decides, starts
