@@ -16,9 +16,9 @@
 //
 // Per run, in milliseconds: push (the reading worker's Session.push: inflating a gzip, cutting content blocks),
 // take (copying blocks out of its wasm memory), parse (parse_block / parse_range, what the helpers do), merge
-// (Session.add_partial), finish (end_file + finish) and dashboard (the Overview: frames, links, summary). A
-// range job is read from the file's bytes already in memory (the page reads File slices). Medians per build
-// are printed at the end. With `node --cpu-prof` the profile names the wasm functions.
+// (Session.add_partial, and add_block for a block the merge wants back: the page keeps the blocks), finish
+// (end_file + finish) and dashboard (the Overview: frames, links, summary). A range job is read from the file's
+// bytes already in memory (the page reads File slices). Medians per build are printed at the end. With `node --cpu-prof` the profile names the wasm functions.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';

@@ -1,7 +1,8 @@
 //! Push-based gzip inflation: compressed chunks in, decompressed chunks out, never the whole
 //! file in memory. Handles several concatenated gzip members (as `cat a.gz b.gz` or pigz
-//! produce), checks each member's CRC-32 and length, and reports a corrupt stream with the
-//! compressed byte offset.
+//! produce), checks each member's CRC-32 and length (or hands the check to a reader of blocks,
+//! which gets each block's CRC-32 from its parser: [`GzipInflater::defer_crc`]), and reports a
+//! corrupt stream with the compressed byte offset.
 //!
 //! Format: RFC 1952 (gzip member = header, raw DEFLATE, CRC32 + ISIZE trailer).
 //!

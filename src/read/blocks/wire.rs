@@ -4,9 +4,9 @@
 //! [`crate::read::partial`], whose format is versioned.)
 //!
 //! All little-endian:
-//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object, 64 its CRC-32 wanted), base offset u64,
-//!   warnings (JSON, only on the last block: found at the end of the input before the scanner's
-//!   end), content`;
+//! * content block: `seq u32, flags u8 (1 first, 2 last, 4 in an object, 64 its CRC-32
+//!   wanted), base offset u64, warnings (JSON, only on the last block: found at the end of the
+//!   input before the scanner's end), content`;
 //! * range job: `seq u32, flags u8 (the above + 8 range, 16 exact start, 32 parses again),
 //!   start u64, end u64`;
 //! * result: `seq u32, flags u8 (the job's), clean u8 (0 no, 1 yes, 2 no and past the event
