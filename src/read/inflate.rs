@@ -283,7 +283,7 @@ impl GzipInflater {
         }
         let data = &self.out[..wrote];
         if !self.deferred {
-            self.crc = zlib_rs::crc32::crc32(self.crc, data);
+            self.crc = crate::read::crc32::crc32(self.crc, data);
         }
         self.member_len += wrote as u64;
         self.out_total += wrote as u64;

@@ -27,6 +27,7 @@
 
 mod blocks;
 pub mod chrome;
+pub mod crc32;
 pub mod detect;
 pub mod inflate;
 pub mod json;

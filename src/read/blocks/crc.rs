@@ -12,9 +12,10 @@
 
 use std::collections::VecDeque;
 
-use zlib_rs::crc32::{crc32, crc32_combine};
+use zlib_rs::crc32::crc32_combine;
 
 use crate::error::ReadError;
+use crate::read::crc32::crc32;
 use crate::read::inflate::{trailer_mismatch, MemberEnd};
 
 /// The check of one file's members, fed the blocks as they are cut and merged and the members'

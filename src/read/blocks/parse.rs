@@ -121,7 +121,7 @@ fn void_result(seq: u32, flags: u8, start: u64) -> Vec<u8> {
 fn parse_content(file: &str, h: &Header, base: u64, content: &[u8], last: bool) -> Vec<u8> {
     let mut p = BlockParse::new(h.seq, h.flags, base, content.len());
     if h.flags & CRC != 0 {
-        p.crc = zlib_rs::crc32::crc32(0, content);
+        p.crc = crate::read::crc32::crc32(0, content);
     }
     p.push(file, content);
     p.result(file, last, &h.end_warnings)
