@@ -2,7 +2,9 @@
 //! file in memory. Handles several concatenated gzip members (as `cat a.gz b.gz` or pigz
 //! produce), checks each member's CRC-32 and length (or hands the check to a reader of blocks,
 //! which gets each block's CRC-32 from its parser: [`GzipInflater::defer_crc`]), and reports a
-//! corrupt stream with the compressed byte offset.
+//! corrupt stream with the compressed byte offset. A reader that keeps the content anyway (a
+//! split reader's pending block) can lend its buffer, and the content is inflated straight into
+//! it ([`Sink::buffer`]).
 //!
 //! Format: RFC 1952 (gzip member = header, raw DEFLATE, CRC32 + ISIZE trailer).
 //!
@@ -57,6 +59,35 @@ pub struct MemberEnd {
     pub isize: u32,
     /// The trailer's offset in the file.
     pub at: u64,
+}
+
+/// Where [`GzipInflater::push_to`] puts what it inflates.
+pub trait Sink {
+    /// A buffer to inflate straight into, its spare capacity at least `min` bytes (the new
+    /// bytes are appended, then [`Sink::appended`] is called), or `None`: the bytes come to
+    /// [`Sink::content`] from the inflater's own buffer.
+    fn buffer(&mut self, min: usize) -> Option<&mut Vec<u8>>;
+    /// `n` bytes were appended to the buffer [`Sink::buffer`] lent.
+    fn appended(&mut self, n: usize) -> Result<(), ReadError>;
+    /// `data`, inflated into the inflater's own buffer.
+    fn content(&mut self, data: &[u8]) -> Result<(), ReadError>;
+}
+
+/// A [`Sink`] of a function given each chunk.
+struct Chunks<'a>(&'a mut dyn FnMut(&[u8]) -> Result<(), ReadError>);
+
+impl Sink for Chunks<'_> {
+    fn buffer(&mut self, _: usize) -> Option<&mut Vec<u8>> {
+        None
+    }
+
+    fn appended(&mut self, _: usize) -> Result<(), ReadError> {
+        Ok(()) // it lends none
+    }
+
+    fn content(&mut self, data: &[u8]) -> Result<(), ReadError> {
+        (self.0)(data)
+    }
 }
 
 /// A streaming gzip decoder.
@@ -164,7 +195,13 @@ impl GzipInflater {
     }
 
     /// Feeds compressed bytes; decompressed bytes go to `sink`.
-    pub fn push(&mut self, mut input: &[u8], sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>) -> Result<(), ReadError> {
+    pub fn push(&mut self, input: &[u8], sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>) -> Result<(), ReadError> {
+        self.push_to(input, &mut Chunks(sink))
+    }
+
+    /// Feeds compressed bytes; decompressed bytes go to `sink`, inflated straight into the
+    /// buffer it lends ([`Sink::buffer`]) if it lends one.
+    pub fn push_to(&mut self, mut input: &[u8], sink: &mut dyn Sink) -> Result<(), ReadError> {
         while !input.is_empty() {
             match self.stage {
                 Stage::Ignoring => {
@@ -208,8 +245,7 @@ impl GzipInflater {
                     }
                 }
                 Stage::Body => {
-                    let (status, read, wrote) = self.inflate(input);
-                    self.emit(wrote, sink)?;
+                    let (status, read, wrote) = self.inflate(input, sink)?;
                     self.consumed += read as u64;
                     input = &input[read..];
                     match status {
@@ -261,11 +297,10 @@ impl GzipInflater {
         // Drain output the decoder still holds (it may have more than one buffer's worth).
         if self.stage == Stage::Body {
             loop {
-                let (status, _, wrote) = self.inflate(&[]);
+                let (status, _, wrote) = self.inflate(&[], sink)?;
                 if wrote == 0 {
                     break;
                 }
-                self.emit(wrote, sink)?;
                 if let Ok(Status::StreamEnd) = status {
                     self.stage = Stage::Trailer;
                     break;
@@ -275,27 +310,53 @@ impl GzipInflater {
         Ok(())
     }
 
-    /// The first `wrote` bytes of `out`, just inflated: into the member's CRC-32 and length, then
-    /// to `sink`.
-    fn emit(&mut self, wrote: usize, sink: &mut dyn FnMut(&[u8]) -> Result<(), ReadError>) -> Result<(), ReadError> {
-        if wrote == 0 {
-            return Ok(());
-        }
-        let data = &self.out[..wrote];
+    /// One call of the DEFLATE decoder on `input`, into the buffer `sink` lends (appended to it)
+    /// or into `out`, the new bytes counted into the member's CRC-32 and length and given to
+    /// `sink`: the decoder's status, the bytes it read and the bytes it wrote.
+    fn inflate(&mut self, input: &[u8], sink: &mut dyn Sink) -> Result<(Result<Status, InflateError>, usize, usize), ReadError> {
+        let (read, wrote) = (self.state.total_in(), self.state.total_out());
+        let lent = sink.buffer(OUT_CHUNK);
+        let status = match lent {
+            Some(buf) => {
+                let had = buf.len();
+                let room = buf.capacity() - had;
+                let status =
+                    self.state.decompress_uninit(input, &mut buf.spare_capacity_mut()[..room.min(OUT_CHUNK)], InflateFlush::NoFlush);
+                let n = (self.state.total_out() - wrote) as usize;
+                // SAFETY: the decoder initialized the first `n` bytes of the spare capacity it was
+                // given (it reports what it wrote through `total_out`)
+                unsafe { buf.set_len(had + n) };
+                if n > 0 {
+                    self.count(&buf[had..]);
+                    sink.appended(n)?;
+                }
+                status
+            }
+            None => {
+                let mut out = std::mem::take(&mut self.out);
+                let status = self.state.decompress(input, &mut out, InflateFlush::NoFlush);
+                let n = (self.state.total_out() - wrote) as usize;
+                let given = if n > 0 {
+                    self.count(&out[..n]);
+                    sink.content(&out[..n])
+                } else {
+                    Ok(())
+                };
+                self.out = out;
+                given?;
+                status
+            }
+        };
+        Ok((status, (self.state.total_in() - read) as usize, (self.state.total_out() - wrote) as usize))
+    }
+
+    /// `data`, just inflated, into the member's CRC-32 and length.
+    fn count(&mut self, data: &[u8]) {
         if !self.deferred {
             self.crc = crate::read::crc32::crc32(self.crc, data);
         }
-        self.member_len += wrote as u64;
-        self.out_total += wrote as u64;
-        sink(data)
-    }
-
-    /// One call of the DEFLATE decoder on `input` into `out`: its status, the bytes it read and
-    /// the bytes it wrote.
-    fn inflate(&mut self, input: &[u8]) -> (Result<Status, InflateError>, usize, usize) {
-        let (read, wrote) = (self.state.total_in(), self.state.total_out());
-        let status = self.state.decompress(input, &mut self.out, InflateFlush::NoFlush);
-        (status, (self.state.total_in() - read) as usize, (self.state.total_out() - wrote) as usize)
+        self.member_len += data.len() as u64;
+        self.out_total += data.len() as u64;
     }
 
     /// Ends the stream. `Ok(true)` when the data ended cleanly, `Ok(false)` when it was cut

@@ -92,14 +92,34 @@ impl Splitter {
             }
             return;
         }
-        // at most a block, the window searched for its cut and the bytes that came with it are
-        // pending (after the head of the block they will be): reserved once at that size, not
-        // doubled by a chunk that crosses it
-        let room = self.target.saturating_add(WINDOW).saturating_add(data.len()).min(1 << 30) + BLOCK_HEAD;
-        if self.pending.capacity() < room.min(self.pending.len() + data.len()) {
-            self.pending.reserve_exact(room - self.pending.len());
-        }
+        self.reserve(data.len());
         self.pending.extend_from_slice(data);
+        self.appended();
+    }
+
+    /// At least `n` bytes of spare capacity in the pending block. At most a block, the window
+    /// searched for its cut and the bytes that came with it are pending (after the head of the
+    /// block they will be): reserved once at that size, not doubled by a chunk that crosses it.
+    fn reserve(&mut self, n: usize) {
+        let room = self.target.saturating_add(WINDOW).saturating_add(n).min(1 << 30) + BLOCK_HEAD;
+        if self.pending.capacity() < room.min(self.pending.len() + n) {
+            self.pending.reserve_exact(room.max(self.pending.len() + n) - self.pending.len());
+        }
+    }
+
+    /// The pending block, with at least `min` bytes of spare capacity, for content to be
+    /// appended to it directly (then [`Splitter::appended`]); `None` when the file is read in
+    /// range jobs (its content is not kept).
+    pub(in crate::read) fn buffer(&mut self, min: usize) -> Option<&mut Vec<u8>> {
+        if self.ranges.is_some() {
+            return None;
+        }
+        self.reserve(min);
+        Some(&mut self.pending)
+    }
+
+    /// Content was appended to the pending block: blocks are cut from it.
+    pub(in crate::read) fn appended(&mut self) {
         if self.in_object.is_none() {
             self.in_object = first_byte(&self.pending[BLOCK_HEAD..]).map(|c| c == b'{');
         }
