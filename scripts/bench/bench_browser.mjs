@@ -34,6 +34,8 @@
 //   --split-min BYTES  files of this size or more are split into blocks for the helpers (the page's SPLIT_MIN,
 //              24 MiB; set through window.kinetoscopeSplit); smaller ones of a drop of several are whole-file jobs
 //   --block BYTES  the size of a split file's blocks (range jobs) instead of the page's own choice (window.kinetoscopeSplit)
+//   --trace-out DIR  record a Chromium trace of each run, from the file's choice to the result (DIR/runN.json, the
+//              categories toplevel, devtools.timeline, v8.execute): which thread is busy when (scripts/bench/trace_threads.py)
 //   --range    with --tab gpu_ops: the time range (START,END in µs) the tab is opened with
 //              (#tab=gpu_ops&range=START,END)
 //   --no-native  with --tab decode or gpu_ops, do not time the native command. By default it runs
@@ -82,6 +84,7 @@ for (let i = 0; i < argv.length; i++) {
   else if (a === '--range') opts.range = argv[++i];
   else if (a === '--split-min') opts.splitMin = parseInt(argv[++i], 10);
   else if (a === '--block') opts.block = parseInt(argv[++i], 10);
+  else if (a === '--trace-out') { opts.traceOut = path.resolve(argv[++i]); fs.mkdirSync(opts.traceOut, { recursive: true }); }
   else if (a === '--helpers') opts.helpers = argv[++i].split(',').map((n) => parseInt(n, 10));
   else if (a === '-h' || a === '--help') {
     console.log(fs.readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\nimport ')[0]);
@@ -248,12 +251,16 @@ async function runOnce(url, run, helpers) {
         { subtree: true, childList: true, characterData: true, attributes: true });
       b.poll = setInterval(check, 50);
     }, [expected, opts.tab]);
+    if (opts.traceOut) {
+      await browser.startTracing(page, { path: path.join(opts.traceOut, `run${run}.json`), categories: ['toplevel', 'devtools.timeline', 'v8.execute', 'disabled-by-default-devtools.timeline'] });
+    }
     const t0 = performance.now();
     // a folder (a Recorder trace) goes through the folder picker
     await page.setInputFiles(fs.statSync(file).isDirectory() ? '#folder' : '#file', file);
     await page.waitForFunction((tab) => window.__bench.done !== null && (!tab || window.__bench.tabDone !== null),
       opts.tab, { timeout: opts.timeout * 1000, polling: 100 });
     const wall = (performance.now() - t0) / 1000;
+    if (opts.traceOut) await browser.stopTracing();
     const res = await page.evaluate(() => {
       const b = window.__bench;
       clearInterval(b.poll);
