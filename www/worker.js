@@ -99,6 +99,9 @@ self.onmessage = ({ data }) => {
   });
 };
 
+// What later requests say once a wasm trap `e` left the instance unusable.
+const crashedText = (e) => `kinetoscope crashed earlier (${text(e)}; details in the browser console). Open the trace again to continue.`;
+
 // The Overview's dashboard of `s`: {type:'report', json, ms, wasmMemoryBytes}.
 function dashboardOf(s) {
   const t0 = performance.now();
@@ -120,7 +123,7 @@ function answer(id, work) {
     if (Array.isArray(out)) [out, transfer] = out;
   } catch (e) {
     if (e instanceof WebAssembly.RuntimeError) {
-      crashed = `kinetoscope crashed earlier (${text(e)}; details in the browser console). Open the trace again to continue.`;
+      crashed = crashedText(e);
       out = { type: 'failed', message: `kinetoscope crashed: ${text(e)} — this is a bug (details in the browser console). Open the trace again to continue.` };
     } else out = { type: 'failed', message: text(e) };
   }
@@ -217,7 +220,8 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
     try {
       early = { session: finished, out: dashboardOf(finished) };
     } catch (e) {
-      early = { session: finished, error: e }; // the request gets it (a trap: answer() marks the instance crashed)
+      early = { session: finished, error: e }; // the page's request gets it
+      if (e instanceof WebAssembly.RuntimeError) crashed = crashedText(e); // and every request after it
     }
   }
 }

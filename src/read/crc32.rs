@@ -1,8 +1,8 @@
 //! The CRC-32 of gzip content (the inflater's check of a member, a content block's for the
 //! check of a gzip file read in blocks). Natively zlib-rs's, which uses the carry-less multiply
 //! of x86-64 and aarch64. wasm32 has none, and there zlib-rs falls back to its braid over 4-byte
-//! words; slicing by 16 bytes here is about 1.3× as fast in V8 (1.47–1.57 against 1.14–1.17 GB/s
-//! on 64 MiB of a trace; docs/performance.md, twenty-eighth round).
+//! words; slicing by 16 bytes here is 1.2–1.3× as fast in V8 (Chromium 156: 1.47–1.62 against
+//! 1.26–1.31 GB/s on 64 MiB of a trace; docs/performance.md, twenty-eighth round).
 
 /// `crc` (the CRC-32 of the bytes before, 0 for none) continued over `bytes`.
 pub fn crc32(crc: u32, bytes: &[u8]) -> u32 {
