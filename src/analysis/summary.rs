@@ -130,11 +130,12 @@ pub struct StepTime {
 pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
     let mut out = Vec::new();
     for (f, r) in ctx.ranks() {
+        // each distinct name parsed once, not each CPU row's
+        let step_of: Vec<Option<i64>> = r.strings.iter().map(hta_step_number).collect();
         let mut steps: Vec<(i64, StepTime)> = (0..f.len())
-            .filter(|&i| f.stream(r, i) == -1 && r.strings.get(f.name(r, i)).starts_with("ProfilerStep"))
+            .filter(|&i| f.stream(r, i) == -1)
             .filter_map(|i| {
-                hta_step_number(r.strings.get(f.name(r, i)))
-                    .map(|n| (f.ts_ns(r, i), StepTime { rank: f.rank, step: n, duration: f.dur_ns(r, i) }))
+                step_of[f.name(r, i).0 as usize].map(|n| (f.ts_ns(r, i), StepTime { rank: f.rank, step: n, duration: f.dur_ns(r, i) }))
             })
             .collect();
         steps.sort_by_key(|(ts, s)| (*ts, s.step));

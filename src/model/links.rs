@@ -60,11 +60,13 @@ pub fn is_cpu_span(r: &RankTrace, e: EventId) -> bool {
 pub fn find_steps(r: &RankTrace) -> Vec<Step> {
     let ev = &r.events;
     let mut steps = Vec::new();
+    // each distinct name parsed once, not each CPU event's
+    let step_of: Vec<Option<i32>> = r.strings.iter().map(step_number).collect();
     for e in 0..ev.len() {
         if !is_cpu_span(r, e as EventId) {
             continue;
         }
-        if let Some(num) = step_number(r.name(e as EventId)) {
+        if let Some(num) = step_of[ev.name.get(e).0 as usize] {
             steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur.get(e) });
         }
     }
