@@ -99,7 +99,7 @@ pub fn overview(trace: &Trace) -> Overview {
         let mut threads = BTreeSet::new();
         let (mut lo, mut hi) = (i64::MAX, i64::MIN);
         // a thread's (and a stream's) events come in runs: the set is asked only when the value
-        // changes (a set insert per event was 80 ms of the page's read of a 1 GB trace)
+        // changes (with the step parsing below: the page's `finish` of a 1 GB trace 74 → 49 ms)
         let (mut thread, mut stream) = (None, None);
         for e in 0..ev.len() {
             let t = (ev.pid.get(e), ev.tid.get(e));
@@ -135,7 +135,8 @@ pub fn overview(trace: &Trace) -> Overview {
         }
         // each distinct name tested once, not each runtime event's
         let hip_name: Vec<bool> = r.strings.iter().map(|s| s.starts_with("hip")).collect();
-        let hip = r.events.kind.iter().zip(r.events.name.iter()).any(|(k, n)| *k == Kind::Runtime && hip_name[n.0 as usize]);
+        let hip =
+            r.events.kind.iter().zip(r.events.name.iter()).any(|(k, n)| *k == Kind::Runtime && hip_name.get(n.0 as usize) == Some(&true));
         if hip {
             version.insert("runtime".into(), "ROCm/HIP".into());
         }

@@ -135,7 +135,11 @@ pub fn step_times(ctx: &Context<'_>) -> Vec<StepTime> {
         let mut steps: Vec<(i64, StepTime)> = (0..f.len())
             .filter(|&i| f.stream(r, i) == -1)
             .filter_map(|i| {
-                step_of[f.name(r, i).0 as usize].map(|n| (f.ts_ns(r, i), StepTime { rank: f.rank, step: n, duration: f.dur_ns(r, i) }))
+                step_of
+                    .get(f.name(r, i).0 as usize)
+                    .copied()
+                    .flatten()
+                    .map(|n| (f.ts_ns(r, i), StepTime { rank: f.rank, step: n, duration: f.dur_ns(r, i) }))
             })
             .collect();
         steps.sort_by_key(|(ts, s)| (*ts, s.step));

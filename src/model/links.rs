@@ -66,7 +66,7 @@ pub fn find_steps(r: &RankTrace) -> Vec<Step> {
         if !is_cpu_span(r, e as EventId) {
             continue;
         }
-        if let Some(num) = step_of[ev.name.get(e).0 as usize] {
+        if let Some(&Some(num)) = step_of.get(ev.name.get(e).0 as usize) {
             steps.push(Step { number: num, event: e as EventId, ts: ev.ts[e], dur: ev.dur.get(e) });
         }
     }
