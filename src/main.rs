@@ -31,38 +31,39 @@ fn main() -> ExitCode {
     }
 }
 
-/// glibc gives each thread that allocates its own arena and keeps what is freed in it: after the
-/// read (blocks parsed on every core) and the analyses (two threads), memory freed by one thread
-/// stayed resident in another's arena. One arena: on a 216 MB trace `analyze` peaked at
-/// 317 MiB instead of 408 MiB, in the same time (docs/performance.md). Two arenas, one per
-/// analysis thread: the threads no longer wait on each other's allocations and trims (the
-/// trim after each analysis holds its arena's lock while it walks the free memory); `analyze`
-/// of the 100 MB `.json` 5 % faster at the same peak, of the 1 GB one 10 % (407 against 391 MiB).
+/// One arena for every thread: memory one thread frees is what the next step on another thread
+/// allocates, so the process peaks at what its steps hold at once, not at what each thread's own
+/// arena has ever held (each thread its own arena: a 216 MB trace peaked at 408 MiB instead of
+/// 317 MiB). Nothing is given back between the analyses (only once, after the read: see
+/// [`give_back_freed_memory`]): a trim after each step made the next step fault its memory in
+/// again (40 k page faults instead of 12 k for `analyze` of a 100 MB trace, 0.16 instead of
+/// 0.07 s of system time), and held the arena's lock while it walked the free memory. Measured
+/// on the 100 MB `.json.gz`, 8 alternating runs: 0.355 -> 0.320 s, peak 52.7 -> 53.7 MiB; on the
+/// 1 GB `.json` 2.91 -> 2.84 s at 407 -> 406 MiB (docs/performance.md, thirtieth round).
 ///
 /// glibc also raises its mmap threshold to the size of each large block freed (up to 32 MiB),
 /// so after the first analysis frees its columns the next ones' columns come from the heap and
 /// stay resident when freed; a fixed 4 MiB threshold maps and unmaps every large column: on a
 /// 500 MB trace `analyze` peaked at 230–240 MiB instead of 258–264 MiB, no slower (1 MiB took
-/// 1 s more of system time: the read's 2 MiB blocks were mapped and unmapped one by one).
+/// 1 s more of system time: the read's 2 MiB blocks were mapped and unmapped one by one). A
+/// 32 MiB threshold makes `analyze` of the 1 GB trace 9 % faster but peak 26 MiB higher.
 ///
 /// Fixing the mmap threshold also fixes glibc's trim threshold at its 128 KiB default: every free
 /// that left more than that at the top of the heap gave it back, and the next block's or
-/// analysis' columns were faulted in again. At 64 MiB, `analyze` on a 100 MB trace takes 41 k
-/// page faults instead of 50 k at the same peak; the explicit trims below still give memory back
-/// between steps.
+/// analysis' columns were faulted in again; it is 64 MiB.
 fn tune_malloc() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: mallopt only sets allocator parameters; called before any other thread exists
     unsafe {
-        libc::mallopt(libc::M_ARENA_MAX, 2);
+        libc::mallopt(libc::M_ARENA_MAX, 1);
         libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 64 << 20);
     }
 }
 
 /// Gives the heap's free pages back to the system (glibc keeps memory freed below the top of the
-/// heap resident): called once the read's buffers are gone and after each analysis is written,
-/// so the next one starts from what the trace holds, not from the largest step so far.
+/// heap resident): called once the read's buffers are gone, so the analyses start from what the
+/// trace holds.
 pub(crate) fn give_back_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages of the allocator's own heap

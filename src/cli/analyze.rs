@@ -275,7 +275,6 @@ pub fn write_analyses(trace: &kinetoscope::Trace, out: &std::path::Path, how: &H
                     let result = result
                         .and_then(|report| claim(claimed, i, &report).map(|()| report))
                         .map(|report| write_step(out, step.analysis.name, report, how.no_charts || variant[i], traces));
-                    crate::give_back_freed_memory();
                     let faults = thread_usage().0 - faults;
                     if tx.send((i, result, (at, ran, cpu, peak), started.elapsed().as_secs_f64() - ran, faults)).is_err() {
                         break;
