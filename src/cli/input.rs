@@ -74,11 +74,10 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
         let mut f = File::open(path).map_err(io_err)?;
         let meta = f.metadata().ok();
         let total = meta.as_ref().map(|m| m.len());
-        // by the size of the content: a gzip file's inflated size, at least (its trailer)
+        // by the size of the content: a gzip file's inflated size (its trailer's, or a guess for
+        // several members)
         let content = match total {
-            Some(t) if parsers > 0 && t < split_from() && meta.is_some_and(|m| m.is_file()) => {
-                content_at_least(&mut f, t).map_err(io_err)?
-            }
+            Some(t) if parsers > 0 && t < split_from() && meta.is_some_and(|m| m.is_file()) => content_guess(&mut f, t).map_err(io_err)?,
             t => t.unwrap_or(0),
         };
         let parsers = if content >= split_from() { parsers } else { 0 };
@@ -149,9 +148,9 @@ fn read_one(path: &Path, done: &AtomicU64, parsers: usize) -> Result<RankTrace, 
     read().map_err(|e| if e.file.is_empty() { e.in_file(&name) } else { e })
 }
 
-/// [`kinetoscope::read::inflate::content_at_least`] of the file `f` of `size` bytes: its first 2
+/// [`kinetoscope::read::inflate::content_guess`] of the file `f` of `size` bytes: its first 2
 /// bytes and last 4 read, then `f` back at its start.
-fn content_at_least(f: &mut File, size: u64) -> std::io::Result<u64> {
+fn content_guess(f: &mut File, size: u64) -> std::io::Result<u64> {
     use std::io::{Seek, SeekFrom};
     let mut head = [0u8; 2];
     let mut tail = [0u8; 4];
@@ -164,7 +163,7 @@ fn content_at_least(f: &mut File, size: u64) -> std::io::Result<u64> {
     } else {
         (&[][..], &[][..])
     };
-    Ok(kinetoscope::read::inflate::content_at_least(size, head, tail).0)
+    Ok(kinetoscope::read::inflate::content_guess(size, head, tail))
 }
 
 /// A file whose content is at least this large (a gzip file's inflated size), read alone, is
@@ -583,8 +582,9 @@ mod tests {
     use super::*;
 
     /// A gzip file's content is what its trailer says (so a small `.json.gz` of a large trace is
-    /// parsed on every core), a plain file's its size; either way the file is read from its start
-    /// afterwards.
+    /// parsed on every core), or 8 times its size when the trailer says less than that (several
+    /// members: the trailer is the last one's), a plain file's its size; either way the file is
+    /// read from its start afterwards.
     #[test]
     fn content_of_a_file_from_its_first_and_last_bytes() {
         let dir = std::env::temp_dir().join(format!("kinetoscope-content-{}", std::process::id()));
@@ -597,10 +597,20 @@ mod tests {
         std::fs::write(&gz, &bytes).unwrap();
         let plain = dir.join("t.json");
         std::fs::write(&plain, b"{\"traceEvents\": []}").unwrap();
-        for (path, want) in [(&gz, 200 << 20), (&plain, 19)] {
+        // members of a bgzip file: the last one empty (ISIZE 0)
+        let bgzf = dir.join("t.bgzf.json.gz");
+        let member = |content: &[u8]| {
+            let mut m = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2, 3];
+            m.extend_from_slice(&0u32.to_le_bytes());
+            m.extend_from_slice(&(content.len() as u32).to_le_bytes());
+            m
+        };
+        let members = [member(&[b' '; 1000]), member(&[b' '; 1000]), member(&[])].concat();
+        std::fs::write(&bgzf, &members).unwrap();
+        for (path, want) in [(&gz, 200 << 20), (&plain, 19), (&bgzf, 8 * members.len() as u64)] {
             let mut f = File::open(path).unwrap();
             let size = f.metadata().unwrap().len();
-            assert_eq!(content_at_least(&mut f, size).unwrap(), want, "{}", path.display());
+            assert_eq!(content_guess(&mut f, size).unwrap(), want, "{}", path.display());
             let mut again = Vec::new();
             f.read_to_end(&mut again).unwrap();
             assert_eq!(again, std::fs::read(path).unwrap());
