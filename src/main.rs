@@ -36,10 +36,11 @@ fn main() -> ExitCode {
 /// arena has ever held (each thread its own arena: a 216 MB trace peaked at 408 MiB instead of
 /// 317 MiB). Nothing is given back between the analyses (only once, after the read: see
 /// [`give_back_freed_memory`]): a trim after each step made the next step fault its memory in
-/// again (40 k page faults instead of 12 k for `analyze` of a 100 MB trace, 0.16 instead of
+/// again (40 k page faults instead of 12 k for `analyze` of a 100 MB trace, 0.15 instead of
 /// 0.07 s of system time), and held the arena's lock while it walked the free memory. Measured
-/// on the 100 MB `.json.gz`, 8 alternating runs: 0.355 -> 0.320 s, peak 52.7 -> 53.7 MiB; on the
-/// 1 GB `.json` 2.91 -> 2.84 s at 407 -> 406 MiB (docs/performance.md, thirtieth round).
+/// on the 100 MB `.json.gz`, 8 alternating runs: 0.335 -> 0.315 s, peak 52 -> 54 MiB; on the
+/// 1 GB `.json` 2.91 -> 2.84 s at 407 -> 406 MiB; on 64 ranks 2.5 % slower (the two analysis
+/// threads share the arena's lock) at the same peak (docs/performance.md, thirtieth round).
 ///
 /// glibc also raises its mmap threshold to the size of each large block freed (up to 32 MiB),
 /// so after the first analysis frees its columns the next ones' columns come from the heap and
