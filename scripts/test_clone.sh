@@ -13,6 +13,16 @@ git clone -q "$repo" "$tmp/kinetoscope"
 cd "$tmp/kinetoscope"
 [ ! -e ../shared ] || { echo "test_clone: $tmp/shared exists" >&2; exit 1; }
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$repo/target}
+# The clone's own crate is built into that target dir under the same names as this checkout's
+# (cargo hashes a workspace crate's path relative to it), with the clone's folder compiled in
+# (the tests find testdata/ by CARGO_MANIFEST_DIR). Its sources are newer, so this checkout's
+# next build would take those artifacts as up to date, and its tests would look for the deleted
+# clone's testdata/: they are removed on exit (the dependencies stay built).
+forget_clone_build() {
+  cargo clean -q --release -p kinetoscope || true
+  cargo clean -q --release -p kinetoscope --target wasm32-unknown-unknown || true
+}
+trap 'forget_clone_build; rm -rf "$tmp"' EXIT
 log=$tmp/test.log
 # the clone sees no corpus: neither CI's folder nor its requirement
 set +e
