@@ -1,24 +1,28 @@
 //! Warming the page's compiled code before the first trace. Browsers compile WebAssembly in two
 //! tiers (V8: Liftoff at once, TurboFan for the functions that turn out hot), so the first
 //! megabytes of the first trace would run the slower code. The page's standby worker calls
-//! [`warm_up`] while the page waits for a file: it reads a generated trace the way a large file
-//! is read (range jobs parsed, merged, assembled, the overview computed), runs the decode-step
-//! analyses on it and makes its Overview dashboard, so the hot functions are optimised by the
-//! time a real trace arrives. V8 does not replace a running function's code, so a loop over a
+//! [`warm_up`] while the page waits for a file: it reads a generated trace the ways a large file
+//! is read (range jobs parsed, merged, assembled, the overview computed; and gzip-compressed:
+//! inflated, its CRC-32 checked, cut into blocks, the blocks parsed and merged), runs the
+//! decode-step analyses on it and makes its Overview dashboard, so the hot functions are
+//! optimised by the time a real trace arrives. V8 does not replace a running function's code, so a loop over a
 //! large trace's events that starts in first-tier code would stay there. The compiled module is
 //! shared by every worker of the page, and so is its optimised code.
 
 use super::Workspace;
 use crate::analysis::overview::overview;
 use crate::analysis::registry::ANALYSES;
-use crate::read::{assemble, job_range, parse_range, FileReader};
+use crate::model::RankTrace;
+use crate::read::{assemble, job_range, parse_block, parse_range, FileReader};
 
 /// Reads a generated trace of about `bytes` bytes (Kineto and PaddlePaddle events, metadata,
-/// profiler steps) through the split reader, computes its overview, runs the `decode` and
-/// `gpu_ops` analyses and makes the Overview's dashboard (what the page computes first after a
-/// read: its frames, links and `summary`); returns the number of events read.
+/// profiler steps) through the split reader, as range jobs and gzip-compressed in blocks,
+/// computes its overview, runs the `decode` and `gpu_ops` analyses and makes the Overview's
+/// dashboard (what the page computes first after a read: its frames, links and `summary`);
+/// returns the number of events read.
 pub fn warm_up(bytes: usize) -> Result<u64, String> {
     let doc = generated_trace(bytes);
+    let from_gzip = read_gzip_in_blocks(&doc)?;
     let mut r = FileReader::new_ranges("warm-up.json", doc.len() as u64, 64 << 10);
     r.push(&doc).map_err(|e| e.to_string())?;
     loop {
@@ -37,12 +41,54 @@ pub fn warm_up(bytes: usize) -> Result<u64, String> {
     r.end_input().map_err(|e| e.to_string())?;
     let trace = assemble(vec![r.finish().map_err(|e| e.to_string())?]);
     let events = overview(&trace).events;
+    if from_gzip.events.len() != trace.ranks[0].events.len() {
+        return Err(format!(
+            "the gzip-compressed generated trace gave {} events, not {}",
+            from_gzip.events.len(),
+            trace.ranks[0].events.len()
+        ));
+    }
     let mut w = Workspace::new(trace);
     for analysis in ["decode", "gpu_ops"] {
         w.run_json(analysis, "{}", "", false).map_err(|e| e.0)?;
     }
     w.dashboard_json().map_err(|e| e.0)?;
     Ok(events)
+}
+
+/// Blocks of inflated content a gzip file is cut into here: small, so that the per-block code
+/// (cutting, the block's CRC-32, its parse and merge) runs many times in a round.
+const GZIP_BLOCK: usize = 16 << 10;
+
+/// `doc` gzip-compressed (deflate level 1) and read the way the page reads a large gzip file: the
+/// reading worker inflates it in chunks and cuts the content into blocks, a helper parses each
+/// block (`parse_block`, with the block's CRC-32), the reading worker merges the results.
+fn read_gzip_in_blocks(doc: &[u8]) -> Result<RankTrace, String> {
+    use std::io::Write as _;
+    let name = "warm-up.json.gz";
+    let mut gz = crate::export::gzip::GzipWriter::with_level(Vec::with_capacity(doc.len() / 4), 1);
+    gz.write_all(doc).map_err(|e| e.to_string())?;
+    let gz = gz.finish().map_err(|e| e.to_string())?;
+    let mut r = FileReader::new_split(name, Some(gz.len() as u64), GZIP_BLOCK);
+    let parse_ready = |r: &mut FileReader| -> Result<(), String> {
+        loop {
+            let blocks = r.take_blocks();
+            if blocks.is_empty() {
+                return Ok(());
+            }
+            for block in blocks {
+                let result = parse_block(name, &block).map_err(|e| e.to_string())?;
+                r.add_partial(result, Some(block)).map_err(|e| e.to_string())?;
+            }
+        }
+    };
+    for chunk in gz.chunks(8 << 10) {
+        r.push(chunk).map_err(|e| e.to_string())?;
+        parse_ready(&mut r)?;
+    }
+    r.end_input().map_err(|e| e.to_string())?;
+    parse_ready(&mut r)?;
+    r.finish().map_err(|e| e.to_string())
 }
 
 /// Runs every analysis the page offers, each with its default options, on a generated trace of
