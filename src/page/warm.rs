@@ -5,9 +5,9 @@
 //! is read (range jobs parsed, merged, assembled, the overview computed; and gzip-compressed:
 //! inflated, its CRC-32 checked, cut into blocks, the blocks parsed and merged), runs the
 //! decode-step analyses on it and makes its Overview dashboard, so the hot functions are
-//! optimised by the time a real trace arrives. V8 does not replace a running function's code, so a loop over a
-//! large trace's events that starts in first-tier code would stay there. The compiled module is
-//! shared by every worker of the page, and so is its optimised code.
+//! optimised by the time a real trace arrives. V8 does not replace a running function's code,
+//! so a loop over a large trace's events that starts in first-tier code would stay there. The
+//! compiled module is shared by every worker of the page, and so is its optimised code.
 
 use super::Workspace;
 use crate::analysis::overview::overview;
