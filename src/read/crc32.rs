@@ -63,7 +63,7 @@ fn folded(crc: u32, bytes: &[u8]) -> u32 {
     let folded = bytes.len() / 16 - 3;
     // ahead[k]: the flips due in the k-th pair on
     let mut ahead = [Pair::new(u64::from(!crc), 0), Pair::ZERO, Pair::ZERO];
-    for chunk in bytes[..16 * folded].chunks_exact(16) {
+    for chunk in bytes[..16 * folded].as_chunks::<16>().0 {
         let v = Pair::load(chunk) ^ ahead[0];
         // each word's flips 145 and 183 places on (in the word 2 on), those spilling into the
         // word 3 on with 211, those spilling into the word 4 on with 300, and the last spill
@@ -78,11 +78,11 @@ fn folded(crc: u32, bytes: &[u8]) -> u32 {
     let mut rest = [0u8; 64];
     let rest = &mut rest[..bytes.len() - 16 * folded];
     rest.copy_from_slice(&bytes[16 * folded..]);
-    for (k, pair) in ahead.iter().enumerate() {
-        for (i, word) in [pair.low(), pair.high()].into_iter().enumerate() {
-            let at = 16 * k + 8 * i;
-            let flipped = u64::from_le_bytes(rest[at..at + 8].try_into().expect("8 bytes")) ^ word;
-            rest[at..at + 8].copy_from_slice(&flipped.to_le_bytes());
+    // the flips still due go into the first 6 words of the rest
+    let due = ahead.iter().flat_map(|pair| [pair.low(), pair.high()]);
+    for (word, flips) in rest.chunks_exact_mut(8).zip(due) {
+        for (b, f) in word.iter_mut().zip(flips.to_le_bytes()) {
+            *b ^= f;
         }
     }
     !bytewise(0, rest)
@@ -101,9 +101,8 @@ impl Pair {
         Pair(core::arch::wasm32::u64x2(low, high))
     }
 
-    /// The first 16 bytes of `b`, little-endian words.
-    fn load(b: &[u8]) -> Pair {
-        let b: &[u8; 16] = b[..16].try_into().expect("16 bytes");
+    /// The 16 bytes `b`, little-endian words.
+    fn load(b: &[u8; 16]) -> Pair {
         // SAFETY: `b` is 16 readable bytes; v128_load needs no alignment
         Pair(unsafe { core::arch::wasm32::v128_load(b.as_ptr().cast()) })
     }
@@ -148,10 +147,10 @@ impl Pair {
         Pair([low, high])
     }
 
-    /// The first 16 bytes of `b`, little-endian words.
-    fn load(b: &[u8]) -> Pair {
-        let word = |at: usize| u64::from_le_bytes(b[at..at + 8].try_into().expect("8 bytes"));
-        Pair([word(0), word(8)])
+    /// The 16 bytes `b`, little-endian words.
+    fn load(b: &[u8; 16]) -> Pair {
+        let both = u128::from_le_bytes(*b);
+        Pair([both as u64, (both >> 64) as u64])
     }
 
     fn shl(self, n: u32) -> Pair {
