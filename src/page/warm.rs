@@ -25,19 +25,13 @@ pub fn warm_up(bytes: usize) -> Result<u64, String> {
     let from_gzip = read_gzip_in_blocks(&doc)?;
     let mut r = FileReader::new_ranges("warm-up.json", doc.len() as u64, 64 << 10);
     r.push(&doc).map_err(|e| e.to_string())?;
-    loop {
-        let jobs = r.take_blocks();
-        if jobs.is_empty() {
-            break;
-        }
-        for job in jobs {
-            let (start, _) = job_range(&job).ok_or("the generated trace was not read as range jobs")?;
-            let result = parse_range("warm-up.json", &job, &doc[start as usize..], true)
-                .map_err(|e| e.to_string())?
-                .ok_or("a job asked for more than the whole file")?;
-            r.add_partial(result, None).map_err(|e| e.to_string())?;
-        }
-    }
+    parse_ready(&mut r, |job| {
+        let (start, _) = job_range(&job).ok_or("the generated trace was not read as range jobs")?;
+        let result = parse_range("warm-up.json", &job, &doc[start as usize..], true)
+            .map_err(|e| e.to_string())?
+            .ok_or("a job asked for more than the whole file")?;
+        Ok((result, None))
+    })?;
     r.end_input().map_err(|e| e.to_string())?;
     let trace = assemble(vec![r.finish().map_err(|e| e.to_string())?]);
     let events = overview(&trace).events;
@@ -70,25 +64,30 @@ fn read_gzip_in_blocks(doc: &[u8]) -> Result<RankTrace, String> {
     gz.write_all(doc).map_err(|e| e.to_string())?;
     let gz = gz.finish().map_err(|e| e.to_string())?;
     let mut r = FileReader::new_split(name, Some(gz.len() as u64), GZIP_BLOCK);
-    let parse_ready = |r: &mut FileReader| -> Result<(), String> {
-        loop {
-            let blocks = r.take_blocks();
-            if blocks.is_empty() {
-                return Ok(());
-            }
-            for block in blocks {
-                let result = parse_block(name, &block).map_err(|e| e.to_string())?;
-                r.add_partial(result, Some(block)).map_err(|e| e.to_string())?;
-            }
-        }
-    };
+    let parse = |block: Vec<u8>| Ok((parse_block(name, &block).map_err(|e| e.to_string())?, Some(block)));
     for chunk in gz.chunks(8 << 10) {
         r.push(chunk).map_err(|e| e.to_string())?;
-        parse_ready(&mut r)?;
+        parse_ready(&mut r, parse)?;
     }
     r.end_input().map_err(|e| e.to_string())?;
-    parse_ready(&mut r)?;
+    parse_ready(&mut r, parse)?;
     r.finish().map_err(|e| e.to_string())
+}
+
+/// Parses the jobs `r` has ready with `parse` (a job: its result, and the block handed back
+/// with it, if it is one) and merges each, until none is left (a merge may make a job: two
+/// blocks parsed again as one).
+fn parse_ready(r: &mut FileReader, parse: impl Fn(Vec<u8>) -> Result<(Vec<u8>, Option<Vec<u8>>), String>) -> Result<(), String> {
+    loop {
+        let jobs = r.take_blocks();
+        if jobs.is_empty() {
+            return Ok(());
+        }
+        for job in jobs {
+            let (result, block) = parse(job)?;
+            r.add_partial(result, block).map_err(|e| e.to_string())?;
+        }
+    }
 }
 
 /// Runs every analysis the page offers, each with its default options, on a generated trace of
