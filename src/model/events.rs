@@ -302,6 +302,11 @@ impl EventTable {
         arg_of(&self.int_args[start..], e, arg)
     }
 
+    /// The rows that have sparse integer argument `arg`, ascending.
+    pub fn rows_with(&self, arg: IntArg) -> Vec<EventId> {
+        self.int_args.iter().filter(|a| a.1 == arg).map(|a| a.0).collect()
+    }
+
     /// A reader of the sparse integer arguments for a pass over rows in ascending order: it
     /// walks the list once, where [`EventTable::int_arg`] searches all of it for each row.
     pub fn int_args_in_order(&self) -> IntArgsInOrder<'_> {
@@ -353,5 +358,9 @@ mod tests {
         assert_eq!(walk.get(4, IntArg::Bytes), Some(64));
         assert_eq!(walk.get(4, IntArg::Device), Some(5));
         assert_eq!(walk.get(9, IntArg::Device), None);
+        // the rows with an argument, ascending; none with one no row has
+        assert_eq!(t.rows_with(IntArg::Device), vec![1, 4]);
+        assert_eq!(t.rows_with(IntArg::Bytes), vec![4]);
+        assert_eq!(t.rows_with(IntArg::WaitOnStream), Vec::<EventId>::new());
     }
 }

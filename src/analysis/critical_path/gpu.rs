@@ -351,8 +351,14 @@ impl EventMatches {
         };
         // the recorded (stream, gpu) of each record correlation, from the sync events waiting on it
         let mut stream_of_record: FxHashMap<i64, (i64, u32)> = FxHashMap::default();
-        for (i, wait) in (0..n).map(|i| (i, f.wait_on_stream(r, i))).filter(|&(_, w)| w > -1) {
-            stream_of_record.entry(f.wait_on_cuda_event_record_corr_id(r, i)).or_insert((wait, f.pid(r, i)));
+        // the rows with a `wait_on_stream` (the few sync events), found in the sparse arguments:
+        // a search of all of them for each row was 2.6 % of `analyze`'s CPU time
+        let waiting = r.events.rows_with(crate::model::IntArg::WaitOnStream);
+        for i in (0..n).filter(|&i| !waiting.is_empty() && waiting.binary_search(&f.row[i]).is_ok()) {
+            let wait = f.wait_on_stream(r, i);
+            if wait > -1 {
+                stream_of_record.entry(f.wait_on_cuda_event_record_corr_id(r, i)).or_insert((wait, f.pid(r, i)));
+            }
         }
         for i in (0..n).filter(|&i| is_event_record(name(i), hta)) {
             let Some(&(stream, gpu)) = stream_of_record.get(&f.correlation(r, i)) else { continue };
