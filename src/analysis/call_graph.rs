@@ -261,11 +261,12 @@ impl CallGraph {
                 }
             }
         }
-        launched.sort_unstable();
-        let kernels_of = |l: usize| {
-            let from = launched.partition_point(|&(x, _)| x < l);
-            launched[from..].iter().take_while(move |&&(x, _)| x == l).map(|&(_, k)| k)
-        };
+        // per thread of the launch, its (kernel row, launch row) pairs: one pass over the kernels,
+        // not a search of them for each row of each thread
+        let mut launched_by: FxHashMap<(u32, u32), Vec<(usize, usize)>> = FxHashMap::default();
+        for (l, k) in launched {
+            launched_by.entry((f.pid(r, l), f.tid(r, l))).or_default().push((k, l));
+        }
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
         // the exact walk's rows on its stack (all false between threads)
         let mut on_stack = vec![false; if opts.hta { 0 } else { n }];
@@ -303,8 +304,7 @@ impl CallGraph {
                 g.exact_stack(f, r, &cpu, root, &mut on_stack, &mut cdepth);
             }
             // kernels launched from this thread, in frame order
-            let mut links: Vec<(usize, usize)> =
-                rows.iter().map(|&l| l as usize).flat_map(|l| kernels_of(l).map(move |k| (k, l))).collect();
+            let mut links = launched_by.remove(&(pid, tid)).unwrap_or_default();
             links.sort_unstable();
             for (k, l) in links {
                 if opts.hta && repeated.contains(&f.index(r, k)) {
@@ -330,7 +330,7 @@ impl CallGraph {
         if repeated.is_empty() {
             g.node_of_row = Vec::new();
         }
-        drop((by_index, launched, repeated, root_of_key, on_stack));
+        drop((by_index, launched_by, repeated, root_of_key, on_stack));
         g.children.lay_out(&g.parent);
         g.link_backward(f, r, opts.hta)?;
         g.finish(f, r, cdepth);
