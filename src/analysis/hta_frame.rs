@@ -245,7 +245,8 @@ fn frame_of(r: &RankTrace, exact: bool, filter_limit: Option<bool>) -> (HtaFrame
     // integer; with rounding, `end` is NaN (so `dur` float64) also for an element without `ts`
     // (such elements are not rows, so they count as lacking `dur`)
     let kept = kept(r);
-    let (mut rows, mut with_dur, mut fractional) = (Vec::new(), 0u64, false);
+    // nearly every event is a row: room for all at once (no copies as it grows), the rest given back after
+    let (mut rows, mut with_dur, mut fractional) = (Vec::with_capacity(ev.len()), 0u64, false);
     for e in 0..ev.len() {
         if ev.has_dur(e as EventId) {
             with_dur += u64::from(ev.phase[e] != Phase::Begin);
@@ -255,6 +256,7 @@ fn frame_of(r: &RankTrace, exact: bool, filter_limit: Option<bool>) -> (HtaFrame
             rows.push(e as EventId);
         }
     }
+    rows.shrink_to_fit();
     let elements = r.counts.events + r.counts.empty_placeholders;
     let dur_is_float = with_dur < elements || fractional;
     // HTA's (ts, dur), µs, of model row e
