@@ -113,10 +113,11 @@ pub fn warm_analyses(bytes: u32) -> Result<f64, JsValue> {
 }
 
 /// The size of the blocks (or range jobs) to cut a file of `content` bytes into when `helpers`
-/// helper workers parse it, for `begin_file_split` (see `read::block_size`).
+/// helper workers parse it, for `begin_file_split` (see `read::block_size`; `gzip`: the file is
+/// gzip, `content` what it inflates to).
 #[wasm_bindgen]
-pub fn split_block_bytes(content: f64, helpers: u32) -> u32 {
-    crate::read::block_size(content as u64, helpers as usize) as u32
+pub fn split_block_bytes(content: f64, helpers: u32, gzip: bool) -> u32 {
+    crate::read::block_size(content as u64, helpers as usize, gzip) as u32
 }
 
 /// The bytes `[start, end]` of the file that a range job (from `take_block`) covers; `undefined`
@@ -217,9 +218,10 @@ impl WholeFile {
 /// read: `files_json` is `[{path, size, head, tail}]` (head: the first 2 bytes, tail: the last
 /// 4, as arrays of numbers), `limit` a size such as `64M` that replaces the 4 GiB limit (the
 /// page's `?memory-limit=`, for tests), empty for none. Returns the estimate as JSON: `{files,
-/// input_bytes, content_bytes, content_sizes, gzip_files, in_use_bytes, need_bytes, limit_bytes,
-/// fits, message}` (`message`: the refusal to show when it does not fit; `content_sizes`: each
-/// file's content at least, a gzip file's inflated size, in the order given).
+/// input_bytes, content_bytes, content_sizes, gzip, gzip_files, in_use_bytes, need_bytes,
+/// limit_bytes, fits, message}` (`message`: the refusal to show when it does not fit;
+/// `content_sizes`: each file's content at least, a gzip file's inflated size, in the order
+/// given; `gzip`: whether each is gzip).
 #[wasm_bindgen]
 pub fn check_fits(files_json: &str, limit: &str) -> Result<String, JsValue> {
     use crate::page::budget::{estimate, parse_size, Dropped, WASM32_MEMORY};

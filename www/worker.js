@@ -185,8 +185,9 @@ async function parse({ module, files, paths, slot = 'trace', split, helpers = nu
       }
       try {
         if (pool && content[i] >= splitMin) {
-          // blocks of 8-32 MiB, larger for larger files (a browser reads large slices of a file for less CPU)
-          const blockBytes = split?.block ?? wasm.split_block_bytes(content[i], pool.size);
+          // blocks of 8-32 MiB, larger for larger files (a browser reads large slices of a file for less CPU); a gzip
+          // file's, cut here from its inflated content, 16 MiB at most
+          const blockBytes = split?.block ?? wasm.split_block_bytes(content[i], pool.size, fit.gzip[i]);
           blocks += await readSplit(s, i, file, pool, blockBytes, (done) => progress(file.name, read + done));
         } else await readHere(s, i, file, () => progress(file.name, read + s.bytes_consumed()));
       } catch (e) {

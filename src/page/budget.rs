@@ -64,6 +64,8 @@ pub struct Estimate {
     /// The content of each file given, at least, in their order (those left out too): the page
     /// parses a file on every core by it.
     pub content_sizes: Vec<u64>,
+    /// Whether each file given is gzip, in their order (its blocks are cut after inflating).
+    pub gzip: Vec<bool>,
     /// The content of the largest of them, at least.
     pub largest_bytes: u64,
     /// How many of them are gzip.
@@ -101,6 +103,7 @@ pub fn estimate(files: &[Dropped], in_use: u64, limit: u64, overridden: bool) ->
         input_bytes,
         content_bytes,
         content_sizes: contents.iter().map(|&(content, _)| content).collect(),
+        gzip: contents.iter().map(|&(_, gz)| gz).collect(),
         largest_bytes,
         gzip_files,
         in_use_bytes: in_use,
@@ -200,6 +203,7 @@ mod tests {
         assert!(!e.fits);
         assert_eq!((e.content_bytes, e.largest_bytes, e.gzip_files), (8 << 30, 1 << 30, 8));
         assert_eq!(e.content_sizes, vec![1 << 30; 8]);
+        assert_eq!(e.gzip, vec![true; 8]);
         assert_eq!(
             e.message.as_deref(),
             Some(

@@ -44,8 +44,8 @@ use inflate::GzipInflater;
 use scan::Scanner;
 
 pub use blocks::{
-    block_seq, block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK, MIN_BLOCK,
-    RANGE_JOB_BYTES,
+    block_seq, block_size, job_range, job_to_end, parse_block, parse_range, BlockError, BlockParse, WireError, MAX_BLOCK,
+    MAX_INFLATED_BLOCK, MIN_BLOCK, RANGE_JOB_BYTES,
 };
 pub use rank::assemble;
 

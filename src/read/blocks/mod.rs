@@ -91,16 +91,23 @@ pub const MIN_BLOCK: u64 = 8 << 20;
 /// The largest ([`block_size`]): what a helper holds at once (two jobs' bytes in JavaScript,
 /// one in its wasm memory) stays small beside the rank the reading worker builds.
 pub const MAX_BLOCK: u64 = 32 << 20;
+/// The largest block of a gzip file's content ([`block_size`]), which the reading worker inflates
+/// and cuts itself: no read of a file slice favours large blocks there.
+pub const MAX_INFLATED_BLOCK: u64 = 16 << 20;
 
 /// How large the blocks of a file of `content` bytes are when `workers` workers parse it: an
 /// eighth of each worker's share, so that the last blocks, parsed while other workers may be
-/// idle, are a small part of the whole; at least [`MIN_BLOCK`], at most [`MAX_BLOCK`], whole
-/// MiB. Larger blocks cost a browser less to read: two Chromium workers read a 1 GB file with
-/// `File.slice().arrayBuffer()` for 2.9–3.5 CPU-seconds in 32 MiB slices, 4.1–4.5 in 8 MiB ones
-/// (docs/performance.md, seventeenth round).
-pub fn block_size(content: u64, workers: usize) -> u64 {
+/// idle, are a small part of the whole; at least [`MIN_BLOCK`], at most [`MAX_BLOCK`] (range
+/// jobs of an uncompressed file) or [`MAX_INFLATED_BLOCK`] (`inflated`: blocks of a gzip file's
+/// content), whole MiB. Larger range jobs cost a browser less to read: two Chromium workers read
+/// a 1 GB file with `File.slice().arrayBuffer()` for 2.9–3.5 CPU-seconds in 32 MiB slices,
+/// 4.1–4.5 in 8 MiB ones (docs/performance.md, seventeenth round). A gzip file's blocks are
+/// copied out of the reading worker instead: in 16 MiB blocks the page's 1 GB `.json.gz` showed
+/// its Overview sooner than in 32 MiB ones in 6 rounds of 6, with 150 MiB less renderer memory
+/// (thirty-second round).
+pub fn block_size(content: u64, workers: usize, inflated: bool) -> u64 {
     let share = content / (8 * workers.max(1) as u64);
-    share.clamp(MIN_BLOCK, MAX_BLOCK) >> 20 << 20
+    share.clamp(MIN_BLOCK, if inflated { MAX_INFLATED_BLOCK } else { MAX_BLOCK }) >> 20 << 20
 }
 
 /// What did not end after an element. Content blocks: the parse here of the blocks since the
@@ -115,7 +122,7 @@ enum Redo {
 
 #[cfg(test)]
 mod tests {
-    use super::{block_size, parse_block, parse_range, BlockParse, MAX_BLOCK, MIN_BLOCK};
+    use super::{block_size, parse_block, parse_range, BlockParse, MAX_BLOCK, MAX_INFLATED_BLOCK, MIN_BLOCK};
     use crate::read::FileReader;
 
     const DOC: &[u8] = br#"{"traceEvents": [{"ph": "X", "name": "a", "ts": 1, "dur": 2}, {"ph": "X", "name": "b", "ts": 3, "dur": 1}]}"#;
@@ -170,16 +177,22 @@ mod tests {
     #[test]
     fn blocks_are_an_eighth_of_a_share_within_bounds() {
         const MIB: u64 = 1 << 20;
-        // a 100 MB file over 2 helpers: 6 MiB shares, the smallest block
-        assert_eq!(block_size(100_000_000, 2), MIN_BLOCK);
-        // 200 MiB over 2: 12.5 MiB, whole MiB down
-        assert_eq!(block_size(200 * MIB, 2), 12 * MIB);
+        for inflated in [false, true] {
+            // a 100 MB file over 2 helpers: 6 MiB shares, the smallest block
+            assert_eq!(block_size(100_000_000, 2, inflated), MIN_BLOCK);
+            // 200 MiB over 2: 12.5 MiB, whole MiB down
+            assert_eq!(block_size(200 * MIB, 2, inflated), 12 * MIB);
+            // nothing to read, the smallest
+            assert_eq!(block_size(0, 4, inflated), MIN_BLOCK);
+        }
         // 1 GB over 2: the largest; over 6, an eighth of 1/6
-        assert_eq!(block_size(1_030_000_000, 2), MAX_BLOCK);
-        assert_eq!(block_size(1_030_000_000, 6), 20 * MIB);
-        // no workers counted as one; nothing to read, the smallest
-        assert_eq!(block_size(256 * MIB, 0), MAX_BLOCK);
-        assert_eq!(block_size(0, 4), MIN_BLOCK);
+        assert_eq!(block_size(1_030_000_000, 2, false), MAX_BLOCK);
+        assert_eq!(block_size(1_030_000_000, 6, false), 20 * MIB);
+        // a gzip file's content: at most 16 MiB
+        assert_eq!(block_size(1_030_000_000, 2, true), MAX_INFLATED_BLOCK);
+        assert_eq!(block_size(1_030_000_000, 6, true), MAX_INFLATED_BLOCK);
+        // no workers counted as one
+        assert_eq!(block_size(256 * MIB, 0, false), MAX_BLOCK);
     }
 
     /// The texts of the errors for blocks, jobs and results that are not what they should be
