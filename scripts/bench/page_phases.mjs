@@ -78,7 +78,9 @@ function readOnce(w, name, bytes) {
     return v;
   };
   const s = new w.Session();
-  s.begin_file_split(name, bytes.length, w.split_block_bytes(bytes.length, helpers), 0);
+  // the page's block size: by the file's content (a gzip file's inflated size) and kind, from check_fits
+  const fit = JSON.parse(w.check_fits(JSON.stringify([{ path: name, size: bytes.length, head: [...bytes.subarray(0, 2)], tail: [...bytes.subarray(-4)] }]), ''));
+  s.begin_file_split(name, bytes.length, w.split_block_bytes(fit.content_sizes[0], helpers, fit.gzip[0]), 0);
   const queue = [];
   const take = () => timed('take', () => {
     for (let b; (b = s.take_block()); ) queue.push(b);
