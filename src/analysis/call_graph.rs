@@ -247,8 +247,9 @@ impl CallGraph {
             }
         }
         let first = |index: i64| by_index.get(index);
-        // (launch row, kernel row) of every kernel, sorted
-        let mut launched: Vec<(usize, usize)> = Vec::new();
+        // per thread of the launch, the (kernel row, launch row) pairs of its kernels: one pass
+        // over the rows, not a search of the kernels for each row of each thread
+        let mut launched_by: FxHashMap<(u32, u32), Vec<(usize, usize)>> = FxHashMap::default();
         for i in 0..n {
             let is_kernel = if opts.hta {
                 f.stream(r, i) > 0 && f.index_correlation(r, i) > 0
@@ -257,15 +258,9 @@ impl CallGraph {
             };
             if let (true, Some(l)) = (is_kernel, first(f.index_correlation(r, i))) {
                 if opts.hta || f.stream(r, l) == -1 {
-                    launched.push((l, i));
+                    launched_by.entry((f.pid(r, l), f.tid(r, l))).or_default().push((i, l));
                 }
             }
-        }
-        // per thread of the launch, its (kernel row, launch row) pairs: one pass over the kernels,
-        // not a search of them for each row of each thread
-        let mut launched_by: FxHashMap<(u32, u32), Vec<(usize, usize)>> = FxHashMap::default();
-        for (l, k) in launched {
-            launched_by.entry((f.pid(r, l), f.tid(r, l))).or_default().push((k, l));
         }
         let mut root_of_key: FxHashMap<i64, u32> = FxHashMap::default();
         // the exact walk's rows on its stack (all false between threads)
