@@ -280,28 +280,7 @@ fn frame_of(r: &RankTrace, exact: bool, filter_limit: Option<bool>) -> (HtaFrame
     let mut f = HtaFrame { rank: r.rank, rounded, exact, dur_is_float, rounded_ts_ns, rounded_dur_ns, row: rows, ..Default::default() };
     let (partner, kept);
     (f.index_correlation, partner, kept) = index_correlation(&f, r, filter_limit);
-    let mut values: rustc_hash::FxHashMap<i64, u32> = Default::default();
-    // rows of one step come in runs: the last value's code is reused without a lookup
-    let mut last = None;
-    f.iterations = iteration(&f, r, exact, &partner)
-        .into_iter()
-        .map(|it| {
-            let v = it.unwrap_or(NAN_ITERATION);
-            match last {
-                Some((lv, code)) if lv == v => code,
-                _ => {
-                    let next = values.len() as u32;
-                    let code = *values.entry(v).or_insert(next);
-                    last = Some((v, code));
-                    code
-                }
-            }
-        })
-        .collect();
-    f.iteration_values = vec![0; values.len()];
-    for (v, k) in values {
-        f.iteration_values[k as usize] = v;
-    }
+    (f.iterations, f.iteration_values) = iteration(&f, r, exact, &partner);
     f.iteration_is_float = f.iteration_values.contains(&NAN_ITERATION);
     (f, kept)
 }
@@ -353,8 +332,10 @@ fn index_correlation(f: &HtaFrame, r: &RankTrace, filter_limit: Option<bool>) ->
     (ic, partner, kept)
 }
 
-/// `add_iteration` (§1.6); needs `index_correlation`.
-fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<Option<i64>> {
+/// `add_iteration` (§1.6); needs `index_correlation`. The column as codes (4 bytes a row; two
+/// columns of `Option<i64>` were 32, most of the frame's transient memory) and the value of each
+/// code ([`NAN_ITERATION`] for HTA's NaN).
+fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> (Vec<u32>, Vec<i64>) {
     // each name tested once
     let number: Vec<Option<i64>> = r.strings.iter().map(hta_step_number).collect();
     // Step windows in row order: (start, first integer ts not inside, number). HTA tests
@@ -370,29 +351,62 @@ fn iteration(f: &HtaFrame, r: &RankTrace, exact: bool, partner: &[u32]) -> Vec<O
             })
         })
         .collect();
-    let first = if exact { cpu_iterations(f, r, |i| f.ts_ns(r, i), &steps) } else { cpu_iterations(f, r, |i| f.ts(r, i), &steps) };
-    (0..f.len())
-        .map(|i| match f.stream(r, i) {
-            s if s < 0 => first[i],
-            0 => None,
-            _ => {
-                let ic = f.index_correlation(r, i);
-                if ic > 0 {
-                    // the partner's value as assigned so far: NaN unless it is a stream < 0 row
-                    first[partner[i] as usize]
+    let mut codes = Codes::default();
+    let mut column = vec![0u32; f.len()];
+    // first the rows with stream < 0: the number of the last step (in row order) whose window
+    // contains the row's `ts`, else −1 (HTA loops over every step for every row)
+    let mut windows = crate::model::windows::Windows::new(&steps);
+    for (i, code) in column.iter_mut().enumerate() {
+        if f.stream(r, i) < 0 {
+            let start = if exact { f.ts_ns(r, i) } else { f.ts(r, i) };
+            *code = codes.of(windows.at(start).unwrap_or(-1));
+        }
+    }
+    // then the others
+    for i in 0..f.len() {
+        let code = match f.stream(r, i) {
+            s if s < 0 => continue,
+            0 => codes.of(NAN_ITERATION),
+            _ if f.index_correlation(r, i) > 0 => {
+                // the partner's value as assigned so far: NaN unless it is a stream < 0 row
+                let p = partner[i] as usize;
+                if f.stream(r, p) < 0 {
+                    column[p]
                 } else {
-                    Some(-1)
+                    codes.of(NAN_ITERATION)
                 }
             }
-        })
-        .collect()
+            _ => codes.of(-1),
+        };
+        column[i] = code;
+    }
+    (column, codes.values)
 }
 
-/// For rows with `stream < 0`: the number of the last step (in row order) whose window contains
-/// the row's `ts`, else −1; `None` for other rows (HTA loops over every step for every row).
-fn cpu_iterations(f: &HtaFrame, r: &RankTrace, start: impl Fn(usize) -> i64, steps: &[(i64, i64, i64)]) -> Vec<Option<i64>> {
-    let mut windows = crate::model::windows::Windows::new(steps);
-    (0..f.len()).map(|i| (f.stream(r, i) < 0).then(|| windows.at(start(i)).unwrap_or(-1))).collect()
+/// Codes of iteration values, in the order they come.
+#[derive(Default)]
+struct Codes {
+    code: rustc_hash::FxHashMap<i64, u32>,
+    values: Vec<i64>,
+    // rows of one step come in runs: the last value's code is reused without a lookup
+    last: Option<(i64, u32)>,
+}
+
+impl Codes {
+    fn of(&mut self, v: i64) -> u32 {
+        match self.last {
+            Some((lv, code)) if lv == v => code,
+            _ => {
+                let next = self.values.len() as u32;
+                let code = *self.code.entry(v).or_insert(next);
+                if code == next {
+                    self.values.push(v);
+                }
+                self.last = Some((v, code));
+                code
+            }
+        }
+    }
 }
 
 /// Per frame row, whether it is a GPU kernel: HTA's `GPUKernelFilter` (§1.4), `(stream >= 0 &
