@@ -197,11 +197,17 @@ pub fn hta_frames(trace: &Trace, opts: &HtaFrameOptions) -> HtaFrames {
     let filtered = profiler_step_symbols >= 2;
     if filtered {
         for ((f, r), kept) in frames.iter_mut().zip(&trace.ranks).zip(kept) {
-            let order = match kept {
-                Some(k) => last_step_filter_exact(f, r, &k),
-                None => last_step_filter(f, r, opts.include_last_profiler_step),
-            };
-            f.select(&order);
+            match kept {
+                Some(k) => {
+                    if let Some(keep) = last_step_filter_exact(f, r, &k) {
+                        f.retain(&keep);
+                    }
+                }
+                None => {
+                    let order = last_step_filter(f, r, opts.include_last_profiler_step);
+                    f.select(&order);
+                }
+            }
         }
     }
     HtaFrames { min_ts_us, profiler_step_symbols, filtered, exact: opts.exact, ranks: frames }
@@ -570,7 +576,7 @@ impl HtaFrame {
     /// Keeps rows `order` (repeats allowed), in that order, one column at a time (never two
     /// whole frames in memory).
     fn select(&mut self, order: &[usize]) {
-        // rows kept in their order (the exact filter) move down in place: no second set of columns
+        // rows kept in their order move down in place: no second set of columns
         let in_place = order.windows(2).all(|w| w[0] < w[1]);
         fn pick<T: Copy>(v: &mut Vec<T>, order: &[usize], in_place: bool) {
             if in_place {
@@ -589,6 +595,24 @@ impl HtaFrame {
         }
         pick(&mut self.index_correlation, order, in_place);
         pick(&mut self.iterations, order, in_place);
+    }
+
+    /// Keeps the rows `keep` flags, in their order, moved down in place (the exact filter).
+    fn retain(&mut self, keep: &[bool]) {
+        fn retain<T>(v: &mut Vec<T>, keep: &[bool]) {
+            let mut i = 0;
+            v.retain(|_| {
+                i += 1;
+                keep[i - 1]
+            });
+        }
+        retain(&mut self.row, keep);
+        if self.rounded {
+            retain(&mut self.rounded_ts_ns, keep);
+            retain(&mut self.rounded_dur_ns, keep);
+        }
+        retain(&mut self.index_correlation, keep);
+        retain(&mut self.iterations, keep);
     }
 }
 

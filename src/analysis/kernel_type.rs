@@ -107,7 +107,10 @@ pub fn memory_kernel_type(name: &str) -> String {
 /// HTA, `cuda_sync` events). Without `--hta`, synchronisation events are not GPU work and are
 /// left out (SPEC §5.4: HTA counts a `Context Sync` as busy GPU time).
 pub fn gpu_rows(f: &HtaFrame, r: &RankTrace, hta: bool) -> Vec<usize> {
-    (0..f.len()).filter(|&i| f.stream(r, i) != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)).collect()
+    // room for every row at once (no copies as it grows; room never written costs address space only)
+    let mut rows = Vec::with_capacity(f.len());
+    rows.extend((0..f.len()).filter(|&i| f.stream(r, i) != -1 && (hta || r.events.kind[f.row[i] as usize] != Kind::CudaSync)));
+    rows
 }
 
 /// GPU rows of `f` with their kernel type (shared with [`super::overlap`]).

@@ -61,16 +61,18 @@ pub(super) fn last_step_filter(f: &HtaFrame, r: &RankTrace, include_last: bool) 
 
 /// [`last_step_filter`] without HTA's bugs (§5.9): rows kept in their order; GPU rows once, if
 /// a kept CPU row shares their correlation, or (no correlation) if they start before the last
-/// step; a rank without steps keeps everything. `k`: the rank's [`ExactKept`].
-pub(super) fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, k: &ExactKept) -> Vec<usize> {
-    let n = f.row.len();
-    let Some(limit) = k.limit else { return (0..n).collect() };
+/// step; a rank without steps keeps everything (`None`). `k`: the rank's [`ExactKept`]. Per row,
+/// whether it is kept.
+pub(super) fn last_step_filter_exact(f: &HtaFrame, r: &RankTrace, k: &ExactKept) -> Option<Vec<bool>> {
+    let limit = k.limit?;
     // the bound was found before the alignment, the times are read after it
     let limit = limit.saturating_sub(f.ts_shift_ns);
-    (0..n)
-        .filter(|&i| match (k.rows[i] & 1 != 0, f.correlation(r, i)) {
-            (false, _) | (true, -1) => f.ts_ns(r, i) < limit,
-            (true, _) => k.rows[i] & 2 != 0,
-        })
-        .collect()
+    Some(
+        (0..f.row.len())
+            .map(|i| match (k.rows[i] & 1 != 0, f.correlation(r, i)) {
+                (false, _) | (true, -1) => f.ts_ns(r, i) < limit,
+                (true, _) => k.rows[i] & 2 != 0,
+            })
+            .collect(),
+    )
 }
