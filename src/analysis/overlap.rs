@@ -10,11 +10,13 @@
 //! communication and overlap times.
 
 use super::api::{Analysis, AnalysisError, Context, Group, Params};
+use super::hta_frame::HtaFrame;
 use super::intervals::merge_intervals;
 use super::kernel_type::KernelType;
 use super::kernel_type::{hta_interval, typed_gpu_rows};
 use super::stats::np_round;
 use super::units::us;
+use crate::model::RankTrace;
 use crate::table::{Chart, Report};
 use crate::table::{Table, Unit, Values};
 
@@ -44,24 +46,25 @@ pub struct Overlap {
 
 /// The overlap of each selected rank.
 pub fn comm_comp_overlap(ctx: &Context<'_>) -> Vec<Overlap> {
-    ctx.ranks()
-        .map(|(f, r)| {
-            let typed = typed_gpu_rows(f, r, ctx.hta);
-            let rows_of = |t: KernelType| typed.iter().filter(move |(_, k)| *k == t).map(|(i, _)| *i);
-            let (comm, overlap) = if ctx.hta {
-                let comm = merge_intervals(rows_of(KernelType::Communication).map(|i| hta_interval(f, r, i)).collect());
-                let comp = merge_intervals(rows_of(KernelType::Computation).map(|i| hta_interval(f, r, i)).collect());
-                (comm.iter().map(|(s, e)| e - s).sum::<f64>(), overlap_time(&comm, &comp, |a, b| b - a))
-            } else {
-                let iv = |t| merge_intervals(rows_of(t).map(|i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect());
-                let (comm, comp) = (iv(KernelType::Communication), iv(KernelType::Computation));
-                (us(comm.iter().map(|(s, e)| e - s).sum()), overlap_time(&comm, &comp, |a, b| us(b - a)))
-            };
-            // HTA: round(100 * (overlap / comm), 2); 0 / 0 is NaN
-            let pctg = if comm == 0.0 { f64::NAN } else { np_round(100.0 * (overlap / comm), 2) };
-            Overlap { rank: f.rank, comm, overlap, pctg }
-        })
-        .collect()
+    ctx.ranks().map(|(f, r)| rank_overlap(f, r, &typed_gpu_rows(f, r, ctx.hta), ctx.hta)).collect()
+}
+
+/// One rank's [`Overlap`], from its GPU rows with their kernel type (`typed_gpu_rows(f, r, hta)`,
+/// which the summary has made already).
+pub(crate) fn rank_overlap(f: &HtaFrame, r: &RankTrace, typed: &[(usize, KernelType)], hta: bool) -> Overlap {
+    let rows_of = |t: KernelType| typed.iter().filter(move |(_, k)| *k == t).map(|(i, _)| *i);
+    let (comm, overlap) = if hta {
+        let comm = merge_intervals(rows_of(KernelType::Communication).map(|i| hta_interval(f, r, i)).collect());
+        let comp = merge_intervals(rows_of(KernelType::Computation).map(|i| hta_interval(f, r, i)).collect());
+        (comm.iter().map(|(s, e)| e - s).sum::<f64>(), overlap_time(&comm, &comp, |a, b| b - a))
+    } else {
+        let iv = |t| merge_intervals(rows_of(t).map(|i| (f.ts_ns(r, i), f.ts_ns(r, i) + f.dur_ns(r, i))).collect());
+        let (comm, comp) = (iv(KernelType::Communication), iv(KernelType::Computation));
+        (us(comm.iter().map(|(s, e)| e - s).sum()), overlap_time(&comm, &comp, |a, b| us(b - a)))
+    };
+    // HTA: round(100 * (overlap / comm), 2); 0 / 0 is NaN
+    let pctg = if comm == 0.0 { f64::NAN } else { np_round(100.0 * (overlap / comm), 2) };
+    Overlap { rank: f.rank, comm, overlap, pctg }
 }
 
 /// HTA's sweep: comm events ±1, comp events ±2, sorted by time; every event after which the

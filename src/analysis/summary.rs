@@ -43,7 +43,7 @@ use super::hta_frame::{hta_step_number, HtaFrame};
 use super::idle::{idle_time, IdleCategory};
 use super::intervals::covered_sorted;
 use super::kernel_type::{typed_gpu_rows, KernelType};
-use super::overlap::comm_comp_overlap;
+use super::overlap::rank_overlap;
 use super::patterns::{find_patterns, Pattern, Thresholds, Verdict};
 use super::stats::{median, np_round};
 use super::units::{ms, ms_f64, us, us_f64};
@@ -197,8 +197,12 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     let (mut kernels, mut ops): (ByName, ByName) = Default::default();
     let (mut gpu_total, mut cpu_total) = (0i64, 0i64);
     let mut kernel_type_of: BTreeMap<String, KernelType> = BTreeMap::new();
+    // per rank, the communication time and the share of it that overlaps computation
+    let mut overlap: BTreeMap<u32, (f64, f64)> = BTreeMap::new();
     for (f, r) in ctx.ranks() {
         let typed = typed_gpu_rows(f, r, false);
+        let o = rank_overlap(f, r, &typed, false);
+        overlap.insert(o.rank, (o.comm, o.pctg));
         let (g, classes) = rank_gpu_time(f, r, &typed);
         gpu.push((f.rank, g));
         for (sum, t) in by_class.iter_mut().zip(classes) {
@@ -290,7 +294,6 @@ fn run(ctx: &Context<'_>, params: &Params) -> Result<Report, AnalysisError> {
     report.tables.push(name_table("top_cpu_ops", &top_ops, cpu_total));
 
     // overlap and idle causes per rank
-    let overlap: BTreeMap<u32, (f64, f64)> = comm_comp_overlap(ctx).into_iter().map(|o| (o.rank, (o.comm, o.pctg))).collect();
     let mut idle: BTreeMap<u32, [i64; 3]> = BTreeMap::new();
     for &pos in &ctx.selected {
         let e = idle.entry(ctx.frames().ranks[pos].rank).or_default();
