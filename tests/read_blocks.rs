@@ -330,6 +330,37 @@ fn stretches_without_cuts_go_out_in_bounded_blocks() {
     }
 }
 
+/// The same stretches in a gzip file, with blocks as large as the CLI's and the page's (more than
+/// the room a pending block is first given, its size and a search window): the content is
+/// inflated straight into the pending block, which must grow while no cut is found. It did
+/// not: the inflater was lent a full buffer, made no progress, and the rest of the file was
+/// dropped as a truncated gzip (a gzip of 64 MiB of whitespace read as 0 events).
+#[test]
+fn gzip_stretches_without_cuts_longer_than_a_block_are_read_whole() {
+    let events = |from: usize| {
+        (from..from + 300)
+            .map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let spaces = " ".repeat(3_000_000);
+    let huge = format!(r#"{{"ph": "X", "name": "{}", "ts": 1, "dur": 1, "pid": 0, "tid": 7}}"#, "x".repeat(3_000_000));
+    let docs = [
+        ("whitespace between events", format!(r#"{{"traceEvents": [{},{spaces}{}]}}"#, events(0), events(300))),
+        ("one huge event", format!(r#"{{"traceEvents": [{},{huge},{}]}}"#, events(0), events(300))),
+        ("whitespace before and after", format!(r#"{{{spaces}"traceEvents": [{}]{spaces}}}"#, events(0))),
+    ];
+    for (what, doc) in &docs {
+        let (gz, _) = gzip_members(doc.as_bytes(), &[0, doc.len()]);
+        let whole = read_bytes("t.json.gz", &gz, 1 << 20).expect("reads");
+        assert_eq!(whole.warnings, Default::default(), "{what}");
+        for block in [1 << 20, 2 << 20] {
+            let split = read_split("t.json.gz", &gz, 128 << 10, block, Split::Content).expect("reads");
+            assert_identical(&format!("{what}, {block}-byte blocks"), &whole, &split);
+        }
+    }
+}
+
 /// Documents made to trip the cuts: `},{` inside names, arrays of objects inside args, before
 /// and after the event array, `B`/`E` pairs, truncation anywhere. Every split read (content
 /// blocks and range jobs, block sizes from 1 byte, several margins) gives the one-pass read,

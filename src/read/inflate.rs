@@ -272,11 +272,17 @@ impl GzipInflater {
                     match status {
                         Ok(Status::StreamEnd) => self.stage = Stage::Trailer,
                         Ok(Status::Ok) => {}
-                        Ok(Status::BufError) => {
-                            if read == 0 && wrote == 0 {
-                                break;
-                            }
+                        Ok(Status::BufError) if read == 0 && wrote == 0 => {
+                            // input left and no progress: no room to inflate into (a sink that
+                            // lent a full buffer). Never dropped silently: that input would be
+                            // lost as if the file were truncated
+                            return Err(ReadError::new(
+                                self.consumed,
+                                "room to inflate into (a bug in kinetoscope: please report it)",
+                                format!("no progress at compressed byte {}", self.consumed),
+                            ));
                         }
+                        Ok(Status::BufError) => {}
                         Err(e) => {
                             let what = match e {
                                 InflateError::DataError => "corrupt deflate data",

@@ -97,13 +97,23 @@ impl Splitter {
         self.appended();
     }
 
-    /// At least `n` bytes of spare capacity in the pending block. At most a block, the window
-    /// searched for its cut and the bytes that came with it are pending (after the head of the
-    /// block they will be): reserved once at that size, not doubled by a chunk that crosses it.
+    /// At least `n` bytes of spare capacity in the pending block. Usually at most a block, the
+    /// window searched for its cut and the bytes that came with it are pending (after the head
+    /// of the block they will be): reserved once at that size, not doubled by a chunk that
+    /// crosses it. A stretch without a cut (whitespace, one huge event) waits until it is twice
+    /// a block ([`Splitter::appended`]): past that size the buffer grows as a `Vec` does. (It
+    /// did not grow there: the inflater, lent a buffer without room, made no progress, and the
+    /// rest of a gzip file was lost as if truncated.)
     fn reserve(&mut self, n: usize) {
+        let len = self.pending.len();
+        if self.pending.capacity() - len >= n {
+            return;
+        }
         let room = self.target.saturating_add(WINDOW).saturating_add(n).min(1 << 30) + BLOCK_HEAD;
-        if self.pending.capacity() < room.min(self.pending.len() + n) {
-            self.pending.reserve_exact(room.max(self.pending.len() + n) - self.pending.len());
+        if len + n <= room {
+            self.pending.reserve_exact(room - len);
+        } else {
+            self.pending.reserve(n);
         }
     }
 
