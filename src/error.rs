@@ -178,6 +178,13 @@ impl Warnings {
         }
     }
 
+    /// `n` more occurrences of a kind already recorded for `file` (nothing if it is not).
+    pub fn count_more(&mut self, kind: WarningKind, file: &str, n: u64) {
+        if let Some(w) = self.entries.iter_mut().find(|w| w.kind == kind && w.file == file) {
+            w.count += n;
+        }
+    }
+
     /// Adds `w.count` occurrences of `w` (its detail if the kind is new here).
     pub fn add_counted(&mut self, w: &Warning) {
         match self.entries.iter_mut().find(|x| x.kind == w.kind && x.file == w.file) {

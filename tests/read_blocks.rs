@@ -511,6 +511,50 @@ fn cli_split_read_is_the_whole_read() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Gzip files of the few bytes a gzip bomb repeats (whitespace, `{},`, `{ },`, `{"a":1},`,
+/// `null,`; 6 MiB of content each, then one event), read by the CLI whole and in its own blocks
+/// (2 MiB, larger than the room a pending block is first given): the same rank, with every
+/// element counted.
+#[test]
+fn cli_reads_gzip_bombs_whole_and_in_its_blocks() {
+    let dir = std::env::temp_dir().join(format!("kinetoscope-bombs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("scratch folder");
+    let units: [(&str, &str); 5] = [
+        ("   ", "1 events in 1 rank(s)"),
+        ("{},", "1 events in 1 rank(s)"),
+        ("{ },", "1 events in 1 rank(s)"),
+        (r#"{"a":1},"#, "786,433 events in 1 rank(s)"),
+        ("null,", "1 events in 1 rank(s)"),
+    ];
+    for (k, (unit, first_line)) in units.iter().enumerate() {
+        let mut json = b"{\"traceEvents\": [".to_vec();
+        json.extend(unit.as_bytes().repeat((6 << 20) / unit.len()));
+        json.extend_from_slice(br#"{"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1, "dur": 2}]}"#);
+        let gz = dir.join(format!("bomb{k}.json.gz"));
+        std::fs::write(&gz, kinetoscope::export::gzip(&json)).expect("write");
+        let read = |split: bool, args: &[&str]| {
+            let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_kinetoscope"));
+            cmd.args(args).env("KINETOSCOPE_SPLIT_FROM", if split { "0" } else { "99999999999999" });
+            let o = cmd.output().expect("run kinetoscope");
+            assert!(o.status.success(), "{unit:?}: {}", String::from_utf8_lossy(&o.stderr));
+            String::from_utf8_lossy(&o.stdout).into_owned()
+        };
+        let p = gz.to_str().expect("UTF-8 path");
+        for split in [false, true] {
+            let info = read(split, &["info", p]);
+            assert!(info.starts_with(first_line), "{unit:?}, split {split}: {info}");
+            assert!(!info.contains("truncated"), "{unit:?}, split {split}: {info}");
+        }
+        let partial = |split: bool| {
+            let out = dir.join(format!("bomb{k}-{split}.kpartial"));
+            read(split, &["analyze", p, "--partial", out.to_str().expect("UTF-8 path")]);
+            std::fs::read(&out).expect("partial written")
+        };
+        assert!(partial(false) == partial(true), "{unit:?}: the split read differs from the whole read");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn names_and_threads_past_65536_read_whole_and_in_blocks() {
     // 70,000 distinct names and tids: the model's id columns start at 2 bytes a row and widen at

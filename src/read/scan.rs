@@ -37,9 +37,27 @@ pub trait ScanSink {
             self.event(b"{}", offset + 3 * u64::from(k), index + k);
         }
     }
+    /// An element of the event array that is not an object (`null`, `[]`, a number…), at
+    /// `offset`: recoverable damage.
+    fn non_object(&mut self, element: &[u8], offset: u64) {
+        self.warn(WarningKind::NonObjectEvent, offset, format!("{} in the event array", excerpt(element)));
+    }
+    /// Whether the last element given ([`ScanSink::event`], [`ScanSink::event_direct`],
+    /// [`ScanSink::non_object`]) left nothing that [`ScanSink::repeat_last`] cannot do again:
+    /// no row, only counts and warnings.
+    fn last_repeatable(&self) -> bool {
+        false
+    }
+    /// `n` more elements, each the same bytes as the last one (asked only when
+    /// [`ScanSink::last_repeatable`]): what reading each would do.
+    fn repeat_last(&mut self, _n: u32) {}
     /// Recoverable damage.
     fn warn(&mut self, kind: WarningKind, offset: u64, detail: String);
 }
+
+/// The longest element, and the longest separator after it, that [`Scanner`] looks for copies
+/// of ([`ScanSink::repeat_last`]).
+const REPEAT_MOST: usize = 64;
 
 /// Overall shape of the document.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -348,6 +366,9 @@ impl Scanner {
                         self.val = None;
                         self.value_done(data, v.start, end, purpose, sink)?;
                         self.pos = end;
+                        if purpose == Purpose::Element {
+                            self.pos = self.copies(data, v.start, end, sink);
+                        }
                         continue;
                     }
                 }
@@ -500,7 +521,7 @@ impl Scanner {
                             self.element_index += 1;
                             self.after_sep = false;
                             self.state = State::ArrayAfterElem;
-                            self.pos += len;
+                            self.pos = self.copies(data, self.pos, self.pos + len, sink);
                         } else {
                             self.start_value(ValKind::Object, Purpose::Element);
                         }
@@ -528,6 +549,37 @@ impl Scanner {
                 }
             }
         }
+    }
+
+    /// After the element `data[start..end]`: the copies of it that follow in `data`, each after
+    /// the same separator (a comma and the same whitespace), given to the sink at once
+    /// ([`ScanSink::repeat_last`]) when the element left no row (a gzip bomb of `{"a":1},` or
+    /// `null,` reads at close to the speed of whitespace). Returns where scanning goes on: after
+    /// the last whole copy, or `end`.
+    fn copies(&mut self, data: &[u8], start: usize, end: usize, sink: &mut dyn ScanSink) -> usize {
+        let len = end - start;
+        if len > REPEAT_MOST || data.get(end) != Some(&b',') || !sink.last_repeatable() || tests::no_copies() {
+            return end;
+        }
+        let mut next = end + 1;
+        while next < data.len() && next - end <= REPEAT_MOST && is_ws(data[next]) {
+            next += 1;
+        }
+        // one copy: the separator and the element's bytes
+        let unit = next - end + len;
+        if data.len() < end + unit || data[next..next + len] != data[start..end] {
+            return end;
+        }
+        let unit = &data[end..end + unit];
+        let (mut n, most, mut at) = (0u32, u32::MAX - self.element_index, end);
+        while n < most && data[at..].starts_with(unit) {
+            n += 1;
+            at += unit.len();
+        }
+        sink.repeat_last(n);
+        tests::copied(n);
+        self.element_index += n;
+        at
     }
 
     /// The top-level object ends at `here`: an error unless it had a `traceEvents` array (a JSON
@@ -637,7 +689,7 @@ impl Scanner {
                 if data[start] == b'{' {
                     sink.event(&data[start..end], off, index);
                 } else {
-                    sink.warn(WarningKind::NonObjectEvent, off, format!("{} in the event array", excerpt(&data[start..end])));
+                    sink.non_object(&data[start..end], off);
                 }
                 self.after_sep = false;
                 self.state = State::ArrayAfterElem;
@@ -647,9 +699,47 @@ impl Scanner {
     }
 }
 
-#[cfg(test)]
+/// Without tests, copies are always looked for.
+#[cfg(not(test))]
 mod tests {
+    pub(super) fn no_copies() -> bool {
+        false
+    }
+
+    pub(super) fn copied(_n: u32) {}
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
     use super::*;
+
+    thread_local! {
+        static NO_COPIES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+        static COPIED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+    }
+
+    /// Counts the elements this thread's scanners took as copies.
+    pub(super) fn copied(n: u32) {
+        COPIED.with(|c| c.set(c.get() + u64::from(n)));
+    }
+
+    /// The elements this thread's scanners took as copies, so far.
+    pub(crate) fn copies_taken() -> u64 {
+        COPIED.with(|c| c.get())
+    }
+
+    /// Whether this thread's scanners read every element, copies too (the tests' reference).
+    pub(super) fn no_copies() -> bool {
+        NO_COPIES.with(|c| c.get())
+    }
+
+    /// Runs `f` with scanners that read every element one by one.
+    pub(crate) fn without_copies<T>(f: impl FnOnce() -> T) -> T {
+        NO_COPIES.with(|c| c.set(true));
+        let out = f();
+        NO_COPIES.with(|c| c.set(false));
+        out
+    }
 
     /// Records what the scanner reports; `direct` also takes the `event_direct` fast path.
     #[derive(Default, PartialEq, Debug)]

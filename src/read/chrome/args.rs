@@ -190,7 +190,7 @@ impl ChromeSink<'_> {
             }
         }
         if a.invalid_utf8 {
-            self.warn(WarningKind::InvalidUtf8, offset, "in \"args\"".into());
+            self.warn(WarningKind::InvalidUtf8, offset, |_| "in \"args\"".into());
         }
     }
 }

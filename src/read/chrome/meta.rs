@@ -53,7 +53,7 @@ pub(super) fn top_level(sink: &mut ChromeSink<'_>, key: &str, value: &[u8], offs
                     }
                     sink.rank.meta.distributed = Some(d);
                 }
-                Err(_) => sink.warn(WarningKind::BadMetadata, offset, "\"distributedInfo\" is not an object".into()),
+                Err(_) => sink.warn(WarningKind::BadMetadata, offset, |_| "\"distributedInfo\" is not an object".into()),
             }
         }
         "deviceProperties" | "computeProperties" => match array_elements(value) {
@@ -84,7 +84,7 @@ pub(super) fn top_level(sink: &mut ChromeSink<'_>, key: &str, value: &[u8], offs
                     sink.rank.meta.devices.push(d);
                 }
             }
-            Err(_) => sink.warn(WarningKind::BadMetadata, offset, format!("\"{key}\" is not an array: {}", excerpt(value))),
+            Err(_) => sink.warn(WarningKind::BadMetadata, offset, |_| format!("\"{key}\" is not an array: {}", excerpt(value))),
         },
         _ => {}
     }

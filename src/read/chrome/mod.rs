@@ -20,6 +20,7 @@
 
 mod args;
 mod meta;
+mod repeat;
 
 use std::borrow::Cow;
 
@@ -34,6 +35,7 @@ use crate::model::{EventId, IdValue, IntArg, Kind, NewEvent, Phase, RankTrace, S
 use crate::read::json::{Gaps, JVal, ObjectReader};
 use crate::read::scan::ScanSink;
 use args::{parse_args, ArgVals};
+use repeat::{Effect, Repeat, Warned};
 
 /// Hints gathered while reading that decide which flavor of Chrome JSON this was.
 #[derive(Debug, Default, Clone)]
@@ -85,6 +87,10 @@ pub struct ChromeState {
     pub(super) last_cat: Last<(crate::model::StrId, Kind)>,
     /// The gaps between values that events and their `args` repeat (see [`Gaps`]).
     pub(super) gaps: KeyGaps,
+    /// The warnings the element being read gave, and what the last element did if it left no
+    /// row (see [`ChromeSink::repeat_last`]).
+    pub(super) warned: Warned,
+    pub(super) repeat: Option<Repeat>,
 }
 
 /// The [`Gaps`] of a file's event objects and of their `args`.
@@ -221,7 +227,8 @@ fn id_of(last: &mut [Last<u32>; 2], rank: &mut RankTrace, v: Option<&JVal<'_>>) 
     let (text, bytes) = match v {
         Some(JVal::Num(t)) => (false, *t),
         Some(JVal::Str(s)) => (true, s.as_bytes()),
-        _ => return make(rank),
+        // absent, or neither a number nor a string: the empty string's id, as `""` has
+        _ => (true, &b""[..]),
     };
     if let Some(id) = last[0].peek(text, bytes) {
         return id;
@@ -263,27 +270,32 @@ impl ChromeSink<'_> {
                 us_text_to_ns(s.trim().as_bytes())
             }
             _ => {
-                self.warn(WarningKind::IllTypedField, offset, format!("\"{field}\" is {}, expected a number", v.type_name()));
+                self.warn(WarningKind::IllTypedField, offset, |_| format!("\"{field}\" is {}, expected a number", v.type_name()));
                 return None;
             }
         };
         match r {
             Ok(ns) => Some(ns),
             Err(e) => {
-                let shown = match v {
-                    JVal::Num(t) => String::from_utf8_lossy(t).into_owned(),
-                    JVal::Str(s) => s.to_string(),
-                    _ => String::new(),
-                };
-                self.warn(WarningKind::IllTypedField, offset, format!("\"{field}\": {shown:?} is not a time in µs ({e:?})"));
+                self.warn(WarningKind::IllTypedField, offset, |_| {
+                    let shown = match v {
+                        JVal::Num(t) => String::from_utf8_lossy(t).into_owned(),
+                        JVal::Str(s) => s.to_string(),
+                        _ => String::new(),
+                    };
+                    format!("\"{field}\": {shown:?} is not a time in µs ({e:?})")
+                });
                 None
             }
         }
     }
 
-    pub(super) fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
-        let file = self.file;
-        self.rank.warnings.add(kind, file, offset, || detail);
+    /// A warning of `kind` at `offset`; its detail (given the rank's strings) is made only for
+    /// the first of its kind. Recorded for [`ChromeSink::repeat_last`].
+    pub(super) fn warn(&mut self, kind: WarningKind, offset: u64, detail: impl FnOnce(&Strings) -> String) {
+        self.st.warned.push(kind);
+        let rank = &mut *self.rank;
+        rank.warnings.add(kind, self.file, offset, || detail(&rank.strings));
     }
 
     fn count(&mut self, kind: Kind, cat: Option<crate::model::StrId>, ph: u8) {
@@ -418,25 +430,28 @@ impl ScanSink for ChromeSink<'_> {
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
         let mut f = Fields::default();
-        match Self::parse(bytes, &mut f, &mut self.st.gaps) {
+        self.st.warned = Warned::default();
+        let effect = match Self::parse(bytes, &mut f, &mut self.st.gaps) {
             Ok(_) => self.commit(&mut f, offset, index),
             Err((at, expected)) => {
                 self.rank.counts.events += 1;
                 self.count(Kind::Other, None, b'?');
                 let at = offset + at as u64;
-                self.warn(
-                    WarningKind::MalformedEvent,
-                    at,
-                    format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..])),
-                );
+                self.warn(WarningKind::MalformedEvent, at, |_| {
+                    format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..]))
+                });
+                Some(Effect::Counted { kind: Kind::Other, cat: None, ph: b'?' })
             }
-        }
+        };
+        self.st.repeat = Repeat::of(effect, self.st.warned);
     }
 
     fn event_direct(&mut self, bytes: &[u8], offset: u64, index: u32) -> Option<usize> {
         let mut f = Fields::default();
         let len = Self::parse(bytes, &mut f, &mut self.st.gaps).ok()?;
-        self.commit(&mut f, offset, index);
+        self.st.warned = Warned::default();
+        let effect = self.commit(&mut f, offset, index);
+        self.st.repeat = Repeat::of(effect, self.st.warned);
         Some(len)
     }
 
@@ -444,22 +459,38 @@ impl ScanSink for ChromeSink<'_> {
         self.rank.counts.empty_placeholders += u64::from(n);
     }
 
+    fn non_object(&mut self, element: &[u8], offset: u64) {
+        self.st.warned = Warned::default();
+        self.warn(WarningKind::NonObjectEvent, offset, |_| format!("{} in the event array", excerpt(element)));
+        self.st.repeat = Repeat::of(Some(Effect::Warned), self.st.warned);
+    }
+
+    fn last_repeatable(&self) -> bool {
+        self.st.repeat.is_some()
+    }
+
+    fn repeat_last(&mut self, n: u32) {
+        ChromeSink::repeat_last(self, n);
+    }
+
     fn warn(&mut self, kind: WarningKind, offset: u64, detail: String) {
-        ChromeSink::warn(self, kind, offset, detail);
+        ChromeSink::warn(self, kind, offset, |_| detail);
     }
 }
 
 impl ChromeSink<'_> {
-    /// Adds a parsed event to the rank.
-    fn commit(&mut self, f: &mut Fields<'_>, offset: u64, index: u32) {
+    /// Adds a parsed event to the rank. What it did when it left no row but counts and
+    /// warnings, which [`ChromeSink::repeat_last`] can do again; `None` when it made or changed
+    /// a row.
+    fn commit(&mut self, f: &mut Fields<'_>, offset: u64, index: u32) -> Option<Effect> {
         // `{}` placeholders (Paddle's trailing event, rocprof v1's first) are not events.
         if f.entries == 0 && f.warns.is_empty() {
             self.rank.counts.empty_placeholders += 1;
-            return;
+            return Some(Effect::Placeholder);
         }
         self.rank.counts.events += 1;
         for (kind, detail) in std::mem::take(&mut f.warns) {
-            self.warn(kind, offset, detail);
+            self.warn(kind, offset, |_| detail);
         }
         let ph_letter = f.ph.as_deref().and_then(|p| p.bytes().next()).unwrap_or(b'?');
         if !self.rank.meta.ts_fractional_or_missing {
@@ -485,6 +516,7 @@ impl ChromeSink<'_> {
             },
             None => (Strings::EMPTY, Kind::from_phase_only(ph_letter)),
         };
+        let counted = Effect::Counted { kind, cat: f.cat.is_some().then_some(cat_id), ph: ph_letter };
         self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter);
         let rank = &mut *self.rank;
         // Paddle's `[1.169 ms]` suffix is kept apart: one name per operator, not per duration
@@ -500,18 +532,15 @@ impl ChromeSink<'_> {
         let tid = id_of(&mut self.st.last_tid, rank, f.tid.as_ref());
         if phase == Phase::Metadata {
             let n = self.rank.strings.get(name).to_string();
+            // names a process or thread: again, the same name
             self.metadata(&n, pid, tid, f.args);
-            return;
+            return Some(counted);
         }
         let Some(ts_v) = f.ts.as_ref() else {
-            self.warn(
-                WarningKind::MissingField,
-                offset,
-                format!("event \"{}\" (ph {}) has no \"ts\"", self.rank.strings.get(name), ph_letter as char),
-            );
-            return;
+            self.warn(WarningKind::MissingField, offset, |s| format!("event \"{}\" (ph {}) has no \"ts\"", s.get(name), ph_letter as char));
+            return Some(counted);
         };
-        let Some(ts) = self.time(ts_v, "ts", offset) else { return };
+        let Some(ts) = self.time(ts_v, "ts", offset) else { return Some(counted) };
         let mut fl = flags::HAS_TS;
         if f.cat.is_some() {
             fl |= flags::HAS_CAT;
@@ -520,7 +549,7 @@ impl ChromeSink<'_> {
         if let Some(d) = f.dur.as_ref() {
             if let Some(d) = self.time(d, "dur", offset) {
                 if d < 0 {
-                    self.warn(WarningKind::NegativeDuration, offset, format!("dur {d} ns"));
+                    self.warn(WarningKind::NegativeDuration, offset, |_| format!("dur {d} ns"));
                 } else {
                     dur = d;
                 }
@@ -539,9 +568,9 @@ impl ChromeSink<'_> {
                     let warnings_before = self.rank.warnings.iter().count();
                     self.st.pending_ends.push(PendingEnd { pid, tid, ts, offset, name, warnings_before });
                 }
-                None => self.warn(WarningKind::UnmatchedEnd, offset, format!("'E' of \"{}\"", self.rank.strings.get(name))),
+                None => self.warn(WarningKind::UnmatchedEnd, offset, |s| format!("'E' of \"{}\"", s.get(name))),
             }
-            return;
+            return None;
         }
         let (stream, correlation, external_id, alt) =
             f.argv.as_ref().map(|a| (a.stream, a.correlation, a.external_id, a.alt)).unwrap_or((-1, -1, -1, 0));
@@ -572,6 +601,7 @@ impl ChromeSink<'_> {
         if phase == Phase::Begin {
             self.st.open.entry((pid, tid)).or_default().push((e, offset));
         }
+        None
     }
 }
 
