@@ -558,7 +558,7 @@ impl Scanner {
     /// the last whole copy, or `end`.
     fn copies(&mut self, data: &[u8], start: usize, end: usize, sink: &mut dyn ScanSink) -> usize {
         let len = end - start;
-        if len > REPEAT_MOST || data.get(end) != Some(&b',') || !sink.last_repeatable() || tests::no_copies() {
+        if len > REPEAT_MOST || data.get(end) != Some(&b',') || !sink.last_repeatable() || probe::no_copies() {
             return end;
         }
         let mut next = end + 1;
@@ -577,7 +577,7 @@ impl Scanner {
             at += unit.len();
         }
         sink.repeat_last(n);
-        tests::copied(n);
+        probe::copied(n);
         self.element_index += n;
         at
     }
@@ -699,47 +699,56 @@ impl Scanner {
     }
 }
 
-/// Without tests, copies are always looked for.
-#[cfg(not(test))]
-mod tests {
-    pub(super) fn no_copies() -> bool {
-        false
-    }
-
-    pub(super) fn copied(_n: u32) {}
-}
-
-#[cfg(test)]
-pub(crate) mod tests {
-    use super::*;
-
+/// What the tests see of [`Scanner::copies`]: how many elements it took as copies, and a
+/// switch that turns it off (the reference a test compares with). Outside tests, nothing.
+pub(crate) mod probe {
+    #[cfg(test)]
     thread_local! {
         static NO_COPIES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
         static COPIED: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
     }
 
-    /// Counts the elements this thread's scanners took as copies.
-    pub(super) fn copied(n: u32) {
-        COPIED.with(|c| c.set(c.get() + u64::from(n)));
-    }
-
-    /// The elements this thread's scanners took as copies, so far.
-    pub(crate) fn copies_taken() -> u64 {
-        COPIED.with(|c| c.get())
-    }
-
-    /// Whether this thread's scanners read every element, copies too (the tests' reference).
+    /// Whether this thread's scanners read every element, copies too.
+    #[cfg(test)]
     pub(super) fn no_copies() -> bool {
         NO_COPIES.with(|c| c.get())
     }
 
+    #[cfg(not(test))]
+    #[inline(always)]
+    pub(super) fn no_copies() -> bool {
+        false
+    }
+
+    /// Counts `n` elements taken as copies.
+    #[cfg(test)]
+    pub(super) fn copied(n: u32) {
+        COPIED.with(|c| c.set(c.get() + u64::from(n)));
+    }
+
+    #[cfg(not(test))]
+    #[inline(always)]
+    pub(super) fn copied(_n: u32) {}
+
+    /// The elements this thread's scanners took as copies, so far.
+    #[cfg(test)]
+    pub(crate) fn copies_taken() -> u64 {
+        COPIED.with(|c| c.get())
+    }
+
     /// Runs `f` with scanners that read every element one by one.
+    #[cfg(test)]
     pub(crate) fn without_copies<T>(f: impl FnOnce() -> T) -> T {
         NO_COPIES.with(|c| c.set(true));
         let out = f();
         NO_COPIES.with(|c| c.set(false));
         out
     }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
 
     /// Records what the scanner reports; `direct` also takes the `event_direct` fast path.
     #[derive(Default, PartialEq, Debug)]

@@ -87,7 +87,7 @@ impl ChromeSink<'_> {
 #[cfg(test)]
 mod tests {
     use crate::read::read_bytes;
-    use crate::read::scan::tests::{copies_taken, without_copies};
+    use crate::read::scan::probe::{copies_taken, without_copies};
 
     /// Runs of copies of elements that leave no row (and of some that make rows, which are read
     /// one by one), in chunks of every size around the runs, read as every element one by one
