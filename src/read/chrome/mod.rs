@@ -298,17 +298,18 @@ impl ChromeSink<'_> {
         rank.warnings.add(kind, self.file, offset, || detail(&rank.strings));
     }
 
-    fn count(&mut self, kind: Kind, cat: Option<crate::model::StrId>, ph: u8) {
+    /// `n` events of `kind`, category `cat` and phase letter `ph` into the tallies.
+    fn count(&mut self, kind: Kind, cat: Option<crate::model::StrId>, ph: u8, n: u64) {
         let c = &mut self.st.counts;
-        c.kinds[kind as usize] += 1;
+        c.kinds[kind as usize] += n;
         if let Some(cat) = cat {
             let i = cat.0 as usize;
             if c.cats.len() <= i {
                 c.cats.resize(i + 1, 0);
             }
-            c.cats[i] += 1;
+            c.cats[i] += n;
         }
-        c.phases[ph as usize] += 1;
+        c.phases[ph as usize] += n;
     }
 
     /// Parses one event object at the start of `bytes` into `f` (empty); returns its length.
@@ -430,28 +431,24 @@ impl ScanSink for ChromeSink<'_> {
 
     fn event(&mut self, bytes: &[u8], offset: u64, index: u32) {
         let mut f = Fields::default();
-        self.st.warned = Warned::default();
-        let effect = match Self::parse(bytes, &mut f, &mut self.st.gaps) {
-            Ok(_) => self.commit(&mut f, offset, index),
+        self.recorded(|sink| match Self::parse(bytes, &mut f, &mut sink.st.gaps) {
+            Ok(_) => sink.commit(&mut f, offset, index),
             Err((at, expected)) => {
-                self.rank.counts.events += 1;
-                self.count(Kind::Other, None, b'?');
+                sink.rank.counts.events += 1;
+                sink.count(Kind::Other, None, b'?', 1);
                 let at = offset + at as u64;
-                self.warn(WarningKind::MalformedEvent, at, |_| {
+                sink.warn(WarningKind::MalformedEvent, at, |_| {
                     format!("expected {expected} at byte {at}, found {}", excerpt(&bytes[(at - offset) as usize..]))
                 });
                 Some(Effect::Counted { kind: Kind::Other, cat: None, ph: b'?' })
             }
-        };
-        self.st.repeat = Repeat::of(effect, self.st.warned);
+        });
     }
 
     fn event_direct(&mut self, bytes: &[u8], offset: u64, index: u32) -> Option<usize> {
         let mut f = Fields::default();
         let len = Self::parse(bytes, &mut f, &mut self.st.gaps).ok()?;
-        self.st.warned = Warned::default();
-        let effect = self.commit(&mut f, offset, index);
-        self.st.repeat = Repeat::of(effect, self.st.warned);
+        self.recorded(|sink| sink.commit(&mut f, offset, index));
         Some(len)
     }
 
@@ -460,9 +457,10 @@ impl ScanSink for ChromeSink<'_> {
     }
 
     fn non_object(&mut self, element: &[u8], offset: u64) {
-        self.st.warned = Warned::default();
-        self.warn(WarningKind::NonObjectEvent, offset, |_| format!("{} in the event array", excerpt(element)));
-        self.st.repeat = Repeat::of(Some(Effect::Warned), self.st.warned);
+        self.recorded(|sink| {
+            sink.warn(WarningKind::NonObjectEvent, offset, |_| format!("{} in the event array", excerpt(element)));
+            Some(Effect::Warned)
+        });
     }
 
     fn last_repeatable(&self) -> bool {
@@ -517,7 +515,7 @@ impl ChromeSink<'_> {
             None => (Strings::EMPTY, Kind::from_phase_only(ph_letter)),
         };
         let counted = Effect::Counted { kind, cat: f.cat.is_some().then_some(cat_id), ph: ph_letter };
-        self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter);
+        self.count(kind, f.cat.is_some().then_some(cat_id), ph_letter, 1);
         let rank = &mut *self.rank;
         // Paddle's `[1.169 ms]` suffix is kept apart: one name per operator, not per duration
         let (name, suffix) = match &f.name {

@@ -59,6 +59,14 @@ impl Repeat {
 }
 
 impl ChromeSink<'_> {
+    /// Reads one element with `read`, which says what it did (see [`ChromeSink::commit`]), and
+    /// keeps that with the warnings it gave, for [`ChromeSink::repeat_last`].
+    pub(super) fn recorded(&mut self, read: impl FnOnce(&mut Self) -> Option<Effect>) {
+        self.st.warned = Warned::default();
+        let effect = read(self);
+        self.st.repeat = Repeat::of(effect, self.st.warned);
+    }
+
     /// `n` more elements like the last one, which left no row (see [`Repeat`]): its counts and
     /// warnings `n` more times. Nothing if it made a row.
     pub(super) fn repeat_last(&mut self, n: u32) {
@@ -68,13 +76,7 @@ impl ChromeSink<'_> {
             Effect::Placeholder => self.rank.counts.empty_placeholders += n64,
             Effect::Counted { kind, cat, ph } => {
                 self.rank.counts.events += n64;
-                let c = &mut self.st.counts;
-                c.kinds[kind as usize] += n64;
-                if let Some(cat) = cat {
-                    // counted once already, so the slot exists
-                    c.cats[cat.0 as usize] += n64;
-                }
-                c.phases[ph as usize] += n64;
+                self.count(kind, cat, ph, n64);
             }
             Effect::Warned => {}
         }
