@@ -289,6 +289,25 @@ fn long_stretches_without_events_are_parsed_again_once_not_once_per_block() {
     }
 }
 
+/// Documents with stretches where no block can be cut, each with what it shows: `spaces` bytes
+/// of whitespace between events, one event with a name of `name` bytes, and the whitespace before
+/// and after the event array.
+fn uncut_docs(spaces: usize, name: usize) -> [(&'static str, String); 3] {
+    let events = |from: usize| {
+        (from..from + 300)
+            .map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10))
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let spaces = " ".repeat(spaces);
+    let huge = format!(r#"{{"ph": "X", "name": "{}", "ts": 1, "dur": 1, "pid": 0, "tid": 7}}"#, "x".repeat(name));
+    [
+        ("whitespace between events", format!(r#"{{"traceEvents": [{},{spaces}{}]}}"#, events(0), events(300))),
+        ("one huge event", format!(r#"{{"traceEvents": [{},{huge},{}]}}"#, events(0), events(300))),
+        ("whitespace before and after", format!(r#"{{{spaces}"traceEvents": [{}]{spaces}}}"#, events(0))),
+    ]
+}
+
 /// Stretches where no block can be cut (`},{` never occurs: whitespace between events, one
 /// event with a huge string, whitespace before the event array and after it): the reader still
 /// hands out blocks of about two block sizes at most, never the whole stretch at once (a gzip
@@ -296,21 +315,8 @@ fn long_stretches_without_events_are_parsed_again_once_not_once_per_block() {
 /// the one-pass read.
 #[test]
 fn stretches_without_cuts_go_out_in_bounded_blocks() {
-    let events = |from: usize| {
-        (from..from + 300)
-            .map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let spaces = " ".repeat(400_000);
-    let huge = format!(r#"{{"ph": "X", "name": "{}", "ts": 1, "dur": 1, "pid": 0, "tid": 7}}"#, "x".repeat(300_000));
-    let docs = [
-        ("whitespace between events", format!(r#"{{"traceEvents": [{},{spaces}{}]}}"#, events(0), events(300))),
-        ("one huge event", format!(r#"{{"traceEvents": [{},{huge},{}]}}"#, events(0), events(300))),
-        ("whitespace before and after", format!(r#"{{{spaces}"traceEvents": [{}]{spaces}}}"#, events(0))),
-    ];
     let (chunk, block) = (4093, 2000);
-    for (what, doc) in &docs {
+    for (what, doc) in &uncut_docs(400_000, 300_000) {
         let doc = doc.as_bytes();
         let whole = read_bytes("t.json", doc, 1 << 20).expect("reads");
         assert_identical(what, &whole, &read_split("t.json", doc, chunk, block, Split::Content).expect("reads"));
@@ -337,20 +343,7 @@ fn stretches_without_cuts_go_out_in_bounded_blocks() {
 /// dropped as a truncated gzip (a gzip of 64 MiB of whitespace read as 0 events).
 #[test]
 fn gzip_stretches_without_cuts_longer_than_a_block_are_read_whole() {
-    let events = |from: usize| {
-        (from..from + 300)
-            .map(|i| format!(r#"{{"ph": "X", "name": "k{}", "ts": {}, "dur": 5, "pid": 0, "tid": 7}}"#, i % 7, i * 10))
-            .collect::<Vec<_>>()
-            .join(",")
-    };
-    let spaces = " ".repeat(3_000_000);
-    let huge = format!(r#"{{"ph": "X", "name": "{}", "ts": 1, "dur": 1, "pid": 0, "tid": 7}}"#, "x".repeat(3_000_000));
-    let docs = [
-        ("whitespace between events", format!(r#"{{"traceEvents": [{},{spaces}{}]}}"#, events(0), events(300))),
-        ("one huge event", format!(r#"{{"traceEvents": [{},{huge},{}]}}"#, events(0), events(300))),
-        ("whitespace before and after", format!(r#"{{{spaces}"traceEvents": [{}]{spaces}}}"#, events(0))),
-    ];
-    for (what, doc) in &docs {
+    for (what, doc) in &uncut_docs(3_000_000, 3_000_000) {
         let (gz, _) = gzip_members(doc.as_bytes(), &[0, doc.len()]);
         let whole = read_bytes("t.json.gz", &gz, 1 << 20).expect("reads");
         assert_eq!(whole.warnings, Default::default(), "{what}");
