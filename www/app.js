@@ -28,10 +28,15 @@ mainWasm.then((mod) => {
 let job = null; // the parse in progress: {worker, started, files}
 let trace = null; // the parsed trace: {worker, ranks: [rank text], pending: Map(id → {ok, fail})}
 let runs = 0; // a newer run() supersedes one still waiting for the module
+// the job whose trace was read and whose Overview is being made (its dashboard computed in the reading worker, then
+// drawn), until it is shown: starting the next standby worker (three workers and their wasm instances) meanwhile took
+// a core from the dashboard (docs/performance.md, thirty-fifth round)
+let showing = null;
 
-// the first standby worker is started at once (workers.js); the next ones wait while a trace is being read
+// the first standby worker is started at once (workers.js); the next ones wait while a trace is being read and
+// until its Overview is shown
 prepareStandby();
-setReadingCheck(() => job || readingPair());
+setReadingCheck(() => job || showing || readingPair());
 
 // Reads `files` (File[]; `paths`: where each was in what was dropped or picked, which tells the files of a trace
 // folder) as one trace in a worker (the standby one if it is there) and shows what it read.
@@ -56,6 +61,8 @@ async function run(files, paths = files.map((f) => f.name)) {
     if (job !== current) return;
     if (data.type === 'progress') showProgress(data);
     else if (data.type === 'result') {
+      showing = current;
+      const shown = () => { if (showing === current) showing = null; };
       const ms = finish(current, true);
       // for benchmarks (scripts/bench/bench_browser.mjs): the worker's peak wasm linear memory
       // and whether it was the standby worker, prepared before the file came
@@ -73,12 +80,16 @@ async function run(files, paths = files.map((f) => f.name)) {
       } catch (e) {
         console.warn('no analyses:', e);
       }
-      if (token !== runs) return worker.terminate();
+      if (token !== runs) {
+        shown();
+        return worker.terminate();
+      }
       try {
         const ov = render(data.json);
         trace = { worker, ranks: (ov.ranks ?? []).map((r, i) => (r.rank instanceof Num ? r.rank.src : String(r.rank ?? i))), pending: new Map() };
         buildTabs(list, diffOptions, { ranks: trace.ranks, ask: (msg) => ask(msg, trace) });
-        if (list.some((a) => a.name === 'summary')) showDashboard((msg) => ask(msg, trace), openView);
+        if (list.some((a) => a.name === 'summary')) showDashboard((msg) => ask(msg, trace), openView).finally(shown);
+        else shown();
         $('save-report').hidden = false;
         setState('done');
         // the files that could not be read are named with their errors; the others are open
@@ -88,6 +99,7 @@ async function run(files, paths = files.map((f) => f.name)) {
           $('error').hidden = false;
         }
       } catch (e) {
+        shown();
         worker.terminate();
         showError(`Could not show the result: ${message(e)}`);
       }

@@ -113,3 +113,36 @@ test('(af) a drop that would not fit in memory is refused before it is read, wit
   await limited.close();
   await bad.close();
 });
+
+test('(ag) the next standby worker is started only once the Overview is shown, not while its dashboard is made', async () => {
+  // Starting a standby worker (its wasm instance and helpers) took a core from the dashboard of a large trace. Here
+  // the dashboard's request is held back 4.5 s, longer than the page's 2 s between checks for starting the next one.
+  const page = await open(undefined, {});
+  await page.waitForSelector('body[data-standby="ready"]'); // the first standby takes the file
+  await page.evaluate(() => {
+    const post = Worker.prototype.postMessage;
+    Worker.prototype.postMessage = function (msg, ...rest) {
+      if (msg?.type === 'dashboard') return void setTimeout(() => post.call(this, msg, ...rest), 4500);
+      return post.call(this, msg, ...rest);
+    };
+    const RealWorker = window.Worker;
+    window.__started = []; // when the page started a worker, and what the dashboard's state was then
+    window.Worker = class extends RealWorker {
+      constructor(...args) {
+        super(...args);
+        window.__started.push({ at: performance.now(), dashboard: document.getElementById('dashboard').dataset.state });
+      }
+    };
+  });
+  await page.setInputFiles('#file', path.join(testdata, 'diff', 'ranks', 'rank0.json'));
+  await waitDone(page);
+  await page.waitForFunction(() => document.getElementById('dashboard').dataset.state === 'done', null, { timeout: 60_000 });
+  assert.deepEqual(await page.evaluate(() => window.__started), [], 'no worker started while the dashboard was made');
+  // then the next standby is prepared
+  await page.waitForSelector('body[data-standby="ready"]', { timeout: 30_000 });
+  const started = await page.evaluate(() => window.__started);
+  assert.equal(started.length, 1, 'one standby worker started after the Overview');
+  assert.equal(started[0].dashboard, 'done');
+  assertClean(page);
+  await page.close();
+});
