@@ -450,11 +450,11 @@ impl<'a> ObjectReader<'a> {
                 Ok((JVal::Str(s), end))
             }
             Some(b'{') => {
-                let end = skip_nested(b, i, b'{', b'}').ok_or(JsonError { at: b.len(), expected: "'}' closing an object" })?;
+                let end = skip_object(b, i).ok_or(JsonError { at: b.len(), expected: "'}' closing an object" })?;
                 Ok((JVal::Object(&b[i..end]), end))
             }
             Some(b'[') => {
-                let end = skip_nested(b, i, b'[', b']').ok_or(JsonError { at: b.len(), expected: "']' closing an array" })?;
+                let end = skip_array(b, i).map_err(|at| JsonError { at, expected: "']' closing an array" })?;
                 Ok((JVal::Array(&b[i..end]), end))
             }
             Some(b'-' | b'0'..=b'9') => {
@@ -496,43 +496,103 @@ fn number_end(b: &[u8], mut j: usize) -> usize {
     j
 }
 
-/// End (exclusive) of the balanced `open`…`close` value starting at `i`, skipping strings.
-fn skip_nested(b: &[u8], i: usize, open: u8, close: u8) -> Option<usize> {
+/// End (exclusive) of the object starting at `i` (its `{`): where its braces balance, outside
+/// strings. Brackets are not looked at, as the scanner does not look at them when it finds where
+/// an event object ends (`read::scan`), so both see the same end, also in damaged input.
+fn skip_object(b: &[u8], i: usize) -> Option<usize> {
     let mut depth = 0u32;
     let mut j = i;
     loop {
-        let k = find3(b'"', open, close, &b[j..])?;
-        let at = j + k;
-        match b[at] {
-            b'"' => {
-                let mut s = at + 1;
-                loop {
-                    let q = find2(b'"', b'\\', &b[s..])?;
-                    if b[s + q] == b'\\' {
-                        s += q + 2;
-                        if s > b.len() {
-                            return None;
-                        }
-                    } else {
-                        s += q + 1;
-                        break;
-                    }
-                }
-                j = s;
-            }
-            c if c == open => {
+        let at = j + find3(b'"', b'{', b'}', &b[j..])?;
+        j = match b[at] {
+            b'"' => skip_string(b, at)?,
+            b'{' => {
                 depth += 1;
-                j = at + 1;
+                at + 1
             }
             _ => {
                 depth -= 1;
-                j = at + 1;
                 if depth == 0 {
-                    return Some(j);
+                    return Some(at + 1);
+                }
+                at + 1
+            }
+        };
+    }
+}
+
+/// End (exclusive) of the array starting at `i` (its `[`), whose brackets and braces must nest
+/// (its first 64 levels are checked); `Err(at)`: where it ends unclosed, at a closing
+/// bracket or brace that does not match, or at the end of `b`.
+///
+/// Counting brackets alone, an array left open in a damaged event (`"ts": [1,`) ran past the
+/// event's closing brace, over the events after it, to the `]` that closes the event array: the
+/// event, read in place from the rest of the input, then swallowed them, while the same bytes
+/// cut into blocks (a large file, the page) stopped at the block's end, so the two reads of one
+/// file differed. Now such an array ends at the first brace it did not open, within the
+/// event's braces, where the scanner ends the event.
+fn skip_array(b: &[u8], i: usize) -> Result<usize, usize> {
+    // bit k of `open`: whether level k (from 0, the array's own) is an array (1) or an object (0)
+    let (mut depth, mut open) = (0u32, 0u64);
+    let mut j = i;
+    loop {
+        let at = j + find_bracket(&b[j..]).ok_or(b.len())?;
+        let c = b[at];
+        j = at + 1;
+        match c {
+            b'"' => j = skip_string(b, at).ok_or(b.len())?,
+            b'[' | b'{' => {
+                if depth < 64 {
+                    open = open & !(1 << depth) | u64::from(c == b'[') << depth;
+                }
+                depth += 1;
+            }
+            _ => {
+                depth -= 1;
+                if depth < 64 && (open >> depth & 1 == 1) != (c == b']') {
+                    return Err(at);
+                }
+                if depth == 0 {
+                    return Ok(j);
                 }
             }
         }
     }
+}
+
+/// End (exclusive) of the string whose opening quote is at `at`; `None` if it does not close
+/// within `b`.
+fn skip_string(b: &[u8], at: usize) -> Option<usize> {
+    let mut s = at + 1;
+    loop {
+        let q = find2(b'"', b'\\', &b[s..])?;
+        if b[s + q] == b'\\' {
+            s += q + 2;
+            if s > b.len() {
+                return None;
+            }
+        } else {
+            return Some(s + q + 1);
+        }
+    }
+}
+
+/// Position of the first `"`, `[`, `]`, `{` or `}` in `hay`, a word at a time (`[` and `{`, `]`
+/// and `}` differ only in the bit 0x20, so two masks find all four).
+fn find_bracket(hay: &[u8]) -> Option<usize> {
+    let hit = |w: u64| {
+        let folded = w | (LO * 0x20); // `[` as `{`, `]` as `}`
+        eq_mask(w, b'"') | eq_mask(folded, b'{') | eq_mask(folded, b'}')
+    };
+    let mut i = 0;
+    while i + 8 <= hay.len() {
+        let m = hit(word(hay, i));
+        if m != 0 {
+            return Some(i + (m.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    hay[i..].iter().position(|&c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}')).map(|k| k + i)
 }
 
 /// Why a string could not be unescaped exactly.
@@ -666,6 +726,39 @@ mod tests {
         while r.next_entry().unwrap().is_some() {}
         assert!(r.stray_comma);
         assert_eq!(unescape(br"\ud83d\ude00").unwrap(), "😀");
+    }
+
+    #[test]
+    fn arrays_end_where_their_brackets_and_braces_nest() {
+        // padded so that the brackets fall in every byte of a word and past the word loop
+        for pad in ["", "1,", "1,2,3,4,5,6,7,", &"9,".repeat(40)] {
+            for (inner, ok) in [
+                ("[]", true),
+                ("[{\"a\": [1, {\"b\": \"]}[\"}]}, \"x\\\"]\"]", true),
+                ("[[1, 2], [3]]", true),
+                ("[1, 2}", false),
+                ("[{\"a\": 1]", false),
+                ("[{\"a\": [1}]", false),
+            ] {
+                let array = format!("[{pad}{}", &inner[1..]);
+                let text = format!("{array}, \"next\": 1}}, {{\"ts\": 2}}]");
+                let got = skip_array(text.as_bytes(), 0);
+                if ok {
+                    assert_eq!(got, Ok(array.len()), "{text}");
+                } else {
+                    // stops at the first closer that does not match, never past the enclosing brace
+                    let at = got.expect_err(&text);
+                    assert!(at < array.len() && matches!(text.as_bytes()[at], b']' | b'}'), "{text}: {at}");
+                }
+            }
+        }
+        // unclosed to the end of the input, and deeper than the 64 levels whose kinds are checked
+        assert_eq!(skip_array(b"[1, [2", 0), Err(6));
+        let deep = format!("{}{}", "[".repeat(70), "]".repeat(70));
+        assert_eq!(skip_array(deep.as_bytes(), 0), Ok(140));
+        // an event whose `ts` array is left open ends at its own brace, as the scanner ends it
+        let e = entries(r#"{"ts": [20, "dur": 5, "args": {"x": [1]}}, {"ts": 3}]"#).unwrap_err();
+        assert_eq!((e.at, e.expected), (40, "']' closing an array"));
     }
 
     #[test]

@@ -206,6 +206,30 @@ fn malformed_event() {
     assert_eq!(counts(r), (5, 0, map(&[("cpu_op", 2), ("other", 3)]), map(&[("cpu_op", 2)]), map(&[("?", 2), ("X", 3)])));
 }
 
+/// The second event's `ts` is an array left open (`"ts": [20, "dur": 5, "args": {…}}`): the event
+/// is malformed where its closing brace (byte 218) comes before the array's `]`, and the events
+/// after it, and `distributedInfo`, are read. The array was once skipped by counting brackets
+/// alone, past the event's end to the `]` closing the event array, which swallowed the two
+/// events after it and the rank (read as rank 0), and a read of the same bytes in blocks
+/// (`read_blocks.rs`, a large file, the page) stopped at the block's end instead.
+#[test]
+fn unclosed_array_in_event() {
+    let t = load("kineto/bad/unclosed-array-in-event.json");
+    let r = &t.ranks[0];
+    eqnice!(
+        "\
+#0 [0] X cpu_op \"a\" cat=cpu_op ts=10000 dur=5000 pid=1 tid=1
+#1 [2] X cpu_op \"b\" cat=cpu_op ts=20000 dur=5000 pid=1 tid=1
+#2 [3] X cpu_op \"c\" cat=cpu_op ts=30000 dur=5000 pid=1 tid=1
+",
+        util::rows_table(r)
+    );
+    assert_eq!(r.rank, 3);
+    assert_eq!(warnings(r), vec![(WarningKind::MalformedEvent, 1, 218)]);
+    assert_eq!(details(r), s(&["expected ']' closing an array at byte 218, found '}'"]));
+    assert_eq!(counts(r).0, 4);
+}
+
 #[test]
 fn empty_file() {
     eqnice!(
