@@ -117,7 +117,7 @@ test('(af) a drop that would not fit in memory is refused before it is read, wit
 test('(ag) the next standby worker is started only once the Overview is shown, not while its dashboard is made', async () => {
   // Starting a standby worker (its wasm instance and helpers) took a core from the dashboard of a large trace. Here
   // the dashboard's request is held back 4.5 s, longer than the page's 2 s between checks for starting the next one.
-  const page = await open(undefined, {});
+  const page = await open();
   await page.waitForSelector('body[data-standby="ready"]'); // the first standby takes the file
   await page.evaluate(() => {
     const post = Worker.prototype.postMessage;
