@@ -11,7 +11,8 @@ import { pathToFileURL } from 'node:url';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { test } from 'node:test';
 import {
-  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readDashboard, readReport, screenshot, shared, waitDone,
+  canvasInk, cliAnalysis, cliInfo, cliRun, corpusTest, dist, download, expectedRows, grouped, hasKindsChart, Num, openTab, readDashboard, readReport, repoRoot, screenshot, shared,
+  waitDone,
 } from './harness.js';
 import { assertChartsDrawn, assertClean, assertPanelShows, dropFile, open, sampleName, server, setUp, tmp, traceFilter } from './setup.js';
 
@@ -188,6 +189,20 @@ test('(d) corrupt input shows an error or warning and the page stays usable', as
     await screenshot(page, `d-corrupt-${path.basename(file).replace(/\W+/g, '-')}`);
     await assertResponsive(page);
   }
+  // damage read in one pass by the reading worker and in blocks of 64 bytes by the helpers shows what the CLI shows:
+  // an event with an array left open (a one-pass read once ran on over the events after it, a read in blocks stopped
+  // at a block's end)
+  const bad = path.join(repoRoot, 'testdata', 'kineto', 'bad');
+  const want = cliInfo(bad, 'unclosed-array-in-event.json');
+  assert.equal(want.status, 0, want.stderr);
+  for (const split of [{ min: 1e15 }, { min: 1, block: 64 }]) {
+    await page.evaluate((split) => { window.kinetoscopeSplit = split; }, split);
+    await page.setInputFiles('#file', path.join(bad, 'unclosed-array-in-event.json'));
+    assertShowsOverview(await waitDone(page), want.json);
+    const { blocks } = await page.evaluate(() => window.__kinetoscopeStats);
+    assert.ok(split.block ? blocks > 4 : blocks === 0, `${JSON.stringify(split)}: ${blocks} blocks`);
+  }
+  await page.evaluate(() => { delete window.kinetoscopeSplit; });
   // still usable afterwards
   await page.click('#load-sample');
   const shown = await waitDone(page);
