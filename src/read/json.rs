@@ -117,6 +117,13 @@ fn word(hay: &[u8], i: usize) -> u64 {
 /// [`SHORT_SPAN`] by `long`.
 #[inline(always)]
 fn find_by(hay: &[u8], hit: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool, long: impl Fn(&[u8]) -> Option<usize>) -> Option<usize> {
+    let short = hay.len().min(SHORT_SPAN);
+    find_words(&hay[..short], hit, is).or_else(|| long(&hay[short..]).map(|k| k + short))
+}
+
+/// [`find_by`] without a long search: words all the way, then the tail bytewise.
+#[inline(always)]
+fn find_words(hay: &[u8], hit: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool) -> Option<usize> {
     let mut i = 0;
     while i + 8 <= hay.len() {
         let m = hit(word(hay, i));
@@ -124,9 +131,6 @@ fn find_by(hay: &[u8], hit: impl Fn(u64) -> u64, is: impl Fn(u8) -> bool, long: 
             return Some(i + (m.trailing_zeros() / 8) as usize);
         }
         i += 8;
-        if i >= SHORT_SPAN {
-            return long(&hay[i..]).map(|k| k + i);
-        }
     }
     hay[i..].iter().position(|&c| is(c)).map(|k| k + i)
 }
@@ -560,21 +564,10 @@ fn skip_array(b: &[u8], i: usize) -> Result<usize, usize> {
     }
 }
 
-/// End (exclusive) of the string whose opening quote is at `at`; `None` if it does not close
-/// within `b`.
+/// End (exclusive) of the string whose opening quote is at `at` ([`string_end`]); `None` if it
+/// does not close within `b`.
 fn skip_string(b: &[u8], at: usize) -> Option<usize> {
-    let mut s = at + 1;
-    loop {
-        let q = find2(b'"', b'\\', &b[s..])?;
-        if b[s + q] == b'\\' {
-            s += q + 2;
-            if s > b.len() {
-                return None;
-            }
-        } else {
-            return Some(s + q + 1);
-        }
-    }
+    string_end(b, at + 1).map(|(quote, _)| quote + 1)
 }
 
 /// Position of the first `"`, `[`, `]`, `{` or `}` in `hay`, a word at a time (`[` and `{`, `]`
@@ -584,15 +577,7 @@ fn find_bracket(hay: &[u8]) -> Option<usize> {
         let folded = w | (LO * 0x20); // `[` as `{`, `]` as `}`
         eq_mask(w, b'"') | eq_mask(folded, b'{') | eq_mask(folded, b'}')
     };
-    let mut i = 0;
-    while i + 8 <= hay.len() {
-        let m = hit(word(hay, i));
-        if m != 0 {
-            return Some(i + (m.trailing_zeros() / 8) as usize);
-        }
-        i += 8;
-    }
-    hay[i..].iter().position(|&c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}')).map(|k| k + i)
+    find_words(hay, hit, |c| matches!(c, b'"' | b'[' | b']' | b'{' | b'}'))
 }
 
 /// Why a string could not be unescaped exactly.
